@@ -1,0 +1,78 @@
+// Tenant administration over HTTP (admin scope): settings, users, API keys (DESIGN §2).
+import { Type } from '@sinclair/typebox';
+import type { ApiKeyService } from '../domain/apiKeys.js';
+import type { TenantService, UserService } from '../domain/tenants.js';
+import { defineRoute, json, noContent, type Route } from '../http/route.js';
+import { Pagination } from '../schemas/common.js';
+import { TenantSettings, TenantSettingsUpdate } from '../schemas/tenants.js';
+import { ApiKey, ApiKeyCreate, ApiKeyCreated, KeyIdParams, User, UserCreate } from '../schemas/users.js';
+
+const admin = { scopes: ['admin' as const] };
+
+export function adminRoutes(tenants: TenantService, users: UserService, apiKeys: ApiKeyService): Route[] {
+  return [
+    defineRoute({
+      method: 'GET', path: '/api/knowledge/settings', tags: ['settings'], summary: "Read the tenant's settings",
+      auth: admin,
+      responses: { 200: { description: 'Settings', schema: TenantSettings } },
+      handler: ({ tenant }) => json(200, tenant.settings),
+    }),
+    defineRoute({
+      method: 'PUT', path: '/api/knowledge/settings', tags: ['settings'], summary: "Change the tenant's settings (partial)",
+      description: 'Changes reach every serve process within one second.',
+      auth: admin,
+      body: TenantSettingsUpdate,
+      responses: { 200: { description: 'The new settings', schema: TenantSettings } },
+      handler: async ({ tenant, body }) => json(200, (await tenants.updateSettings(tenant, body)).settings),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/knowledge/users', tags: ['users'], summary: 'List users',
+      auth: admin,
+      query: Type.Object({ limit: Type.Optional(Pagination.limit), offset: Type.Optional(Pagination.offset) }),
+      responses: { 200: { description: 'Users, oldest first; X-Total-Count holds the total', schema: Type.Array(User) } },
+      handler: async ({ tenant, query }) => {
+        const { items, total } = await users.list(tenant.id, query.offset ?? 0, query.limit ?? 50);
+        return json(200, items, { 'X-Total-Count': String(total) });
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/knowledge/users', tags: ['users'], summary: 'Create a user',
+      auth: admin,
+      body: UserCreate,
+      responses: { 201: { description: 'Created', schema: User } },
+      errors: [409],
+      handler: async ({ tenant, body }) => json(201, await users.create(tenant.id, body.email, body.name)),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/knowledge/api-keys', tags: ['api-keys'], summary: "List the tenant's live API keys (no secrets)",
+      auth: admin,
+      responses: { 200: { description: 'Keys, oldest first', schema: Type.Array(ApiKey) } },
+      handler: async ({ tenant }) => json(200, await apiKeys.list(tenant.id)),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/knowledge/api-keys', tags: ['api-keys'], summary: 'Create an API key',
+      description: 'The answer carries `key`, the secret, this once; only its SHA-256 digest is stored. user_id defaults to the caller.',
+      auth: admin,
+      body: ApiKeyCreate,
+      responses: { 201: { description: 'Created', schema: ApiKeyCreated } },
+      handler: async ({ tenant, principal, body }) =>
+        json(201, await apiKeys.create(tenant.id, {
+          userId: body.user_id ?? principal.userId,
+          name: body.name,
+          scopes: body.scopes,
+          expiresAt: body.expires_at,
+        })),
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/api/knowledge/api-keys/:key_id', tags: ['api-keys'], summary: 'Revoke an API key',
+      description: 'The key is refused (401) from the next request on.',
+      auth: admin,
+      params: KeyIdParams,
+      responses: { 204: { description: 'Revoked' } },
+      handler: async ({ tenant, params }) => {
+        await apiKeys.revoke(tenant.id, params.key_id.toLowerCase());
+        return noContent();
+      },
+    }),
+  ];
+}

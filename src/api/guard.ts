@@ -1,0 +1,92 @@
+// Who is calling: the tenant from the Host header, the bearer credential, its scopes
+// (narrowed by X-Scopes), and the tenant's per-key rate limit (DESIGN §2).
+import type { ApiKeyService } from '../domain/apiKeys.js';
+import { narrowScopes, type Scope } from '../domain/scopes.js';
+import type { TenantService } from '../domain/tenants.js';
+import type { Principal, Tenant } from '../domain/types.js';
+import { HttpError } from '../http/errors.js';
+import type { IncomingRequest } from '../http/route.js';
+
+/** Turns a presented bearer token into a principal of the tenant, or null when it is not one of its own. */
+export type CredentialResolver = (tenant: Tenant, token: string) => Promise<Omit<Principal, 'scopes'> & { scopes: Iterable<string> } | null>;
+
+export class Guard {
+  private readonly resolvers: CredentialResolver[];
+
+  constructor(
+    private readonly baseDomain: string,
+    private readonly scheme: string,
+    private readonly tenants: TenantService,
+    private readonly apiKeys: ApiKeyService,
+    extraResolvers: CredentialResolver[] = [],
+  ) {
+    this.resolvers = [this.apiKeyResolver, ...extraResolvers];
+  }
+
+  /** The tenant slug of a Host header: its leftmost label below the base domain. */
+  tenantSlug(host: string | undefined): string | null {
+    if (!host) return null;
+    const name = host.toLowerCase().replace(/:\d+$/, '');
+    const suffix = `.${this.baseDomain}`;
+    if (!name.endsWith(suffix)) return null;
+    const label = name.slice(0, -suffix.length).split('.')[0];
+    return label || null;
+  }
+
+  async tenant(req: IncomingRequest): Promise<Tenant> {
+    const slug = this.tenantSlug(req.headers.host);
+    const tenant = slug ? await this.tenants.bySlug(slug) : null;
+    if (!tenant) throw new HttpError(404, 'Unknown tenant');
+    return tenant;
+  }
+
+  /** The caller with its effective scopes; 401, 403 or 429 when it may not go on. */
+  async authenticate(tenant: Tenant, req: IncomingRequest, required: Scope[]): Promise<Principal> {
+    const token = bearerToken(req.headers.authorization);
+    const found = token ? await this.resolve(tenant, token) : null;
+    if (!found) {
+      throw new HttpError(401, token ? 'Invalid or expired credentials' : 'Missing bearer token', {
+        'WWW-Authenticate': `Bearer resource_metadata="${this.scheme}://${req.headers.host}/.well-known/oauth-protected-resource"`,
+      });
+    }
+    const principal: Principal = { ...found, scopes: narrowScopes(found.scopes, req.headers['x-scopes']) };
+    const missing = required.filter((scope) => !principal.scopes.has(scope));
+    if (missing.length > 0) {
+      throw new HttpError(403, `Missing scope: ${missing.join(' ')}`, {
+        'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${required.join(' ')}"`,
+      });
+    }
+    await this.rateLimit(tenant, principal);
+    return principal;
+  }
+
+  private async resolve(tenant: Tenant, token: string) {
+    for (const resolver of this.resolvers) {
+      const principal = await resolver(tenant, token);
+      if (principal) return principal;
+    }
+    return null;
+  }
+
+  private readonly apiKeyResolver: CredentialResolver = async (tenant, token) => {
+    const record = await this.apiKeys.verify(tenant.id, token);
+    if (!record) return null;
+    return { kind: 'api_key', tenantId: tenant.id, userId: record.user_id, credentialId: record.id, scopes: record.scopes, clientId: null };
+  };
+
+  private async rateLimit(tenant: Tenant, principal: Principal): Promise<void> {
+    const rate = tenant.settings.rate_limit_per_s;
+    if (rate <= 0) return;
+    const waitMs = await this.apiKeys.takeToken(tenant.id, principal.credentialId, rate);
+    if (waitMs > 0) {
+      throw new HttpError(429, `Rate limit exceeded: ${rate} requests per second per key`, {
+        'Retry-After': String(Math.max(1, Math.ceil(waitMs / 1000))),
+      });
+    }
+  }
+}
+
+function bearerToken(header: string | undefined): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return match ? match[1] : null;
+}

@@ -1,0 +1,134 @@
+// `kcs serve | worker | start | admin …` — one code base, three roles (DESIGN §1).
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { runAdmin } from '../scripts/admin.js';
+import { startWorkers } from '../workers/index.js';
+import { startServer, createServices } from './app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { bootstrapDemo } from './domain/bootstrap.js';
+import { createLogger, type Logger } from './log.js';
+import { RedisServerMissingError, runningEmbeddedRedis, startEmbeddedRedis, type EmbeddedRedis } from './store/embeddedRedis.js';
+
+const USAGE = `usage: kcs <command>
+  start     serve + worker for one machine (embedded redis-server unless REDIS_URL is set)
+  serve     the HTTP API
+  worker    the BullMQ workers (needs REDIS_URL, or a running embedded server)
+  admin     tenants, users and API keys: kcs admin --help`;
+
+/** Ordered clean-up run once on SIGINT/SIGTERM (or when the parent of a worker goes away). */
+function onShutdown(log: Logger, steps: (() => Promise<void>)[]): void {
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    for (const step of steps) await step().catch((err: unknown) => log.error({ err }, 'shutdown step failed'));
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('disconnect', () => void stop('parent gone'));
+}
+
+/** REDIS_URL, or the embedded server: started here when `start` is true, else one already running. */
+async function redisFor(config: Config, log: Logger, start: boolean): Promise<{ url: string; embedded: EmbeddedRedis | null }> {
+  if (config.redisUrl) return { url: config.redisUrl, embedded: null };
+  if (!start) {
+    const url = await runningEmbeddedRedis(config.dataDir);
+    if (url) return { url, embedded: null };
+    throw new Error(`REDIS_URL is not set and no embedded redis-server runs on ${config.dataDir}; run \`npm start\` or set REDIS_URL`);
+  }
+  const embedded = await startEmbeddedRedis(config.dataDir);
+  log.info({ url: embedded.url, dir: `${config.dataDir}/redis` }, 'embedded redis-server started');
+  return { url: embedded.url, embedded };
+}
+
+async function serve(config: Config, withWorker: boolean): Promise<void> {
+  const log = createLogger(config.logLevel, 'kcs');
+  const { url, embedded } = await redisFor(config, log, true);
+  let worker: ChildProcess | null = null;
+  let stopping = false;
+
+  const server = await startServer(config, url, log);
+  if (withWorker) {
+    // The worker runs in its own process so that CPU-heavy jobs never stall HTTP.
+    const spawnWorker = () => {
+      worker = fork(fileURLToPath(import.meta.url), ['worker'], { execArgv: process.execArgv, env: { ...process.env, REDIS_URL: url } });
+      worker.on('exit', (code) => {
+        if (stopping) return;
+        log.warn({ code }, 'worker exited; restarting in 1 s');
+        setTimeout(spawnWorker, 1000);
+      });
+    };
+    spawnWorker();
+  }
+  onShutdown(log, [
+    () => server.close(),
+    async () => {
+      stopping = true;
+      const child = worker as ChildProcess | null;
+      if (child && child.exitCode === null) {
+        const exited = new Promise((done) => child.once('exit', done));
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+    async () => embedded?.stop(),
+  ]);
+
+  if (config.bootstrapDemo) {
+    const key = await bootstrapDemo(server.services.tenants, server.services.users, server.services.apiKeys);
+    if (key) printWelcome(key, config, server.port);
+  }
+}
+
+function printWelcome(key: string, config: Config, port: number): void {
+  const base = `${config.publicScheme}://demo.${config.baseDomain}:${port}`;
+  process.stdout.write(
+    `\nFirst start: created tenant "demo" with an admin user and this API key (shown once, it holds every scope):\n\n` +
+      `  ${key}\n\nTry it:\n\n  curl -H "Authorization: Bearer ${key}" ${base}/api/knowledge/sites\n\n`,
+  );
+}
+
+async function worker(config: Config): Promise<void> {
+  const log = createLogger(config.logLevel, 'kcs-worker');
+  const { url } = await redisFor(config, log, false);
+  const running = await startWorkers(config, url, log);
+  onShutdown(log, [() => running.close()]);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (command === 'admin') {
+    process.exitCode = await runAdmin(rest, async () => {
+      const config = loadConfig();
+      const log = createLogger('warn', 'kcs-admin');
+      const { url, embedded } = config.redisUrl || (await runningEmbeddedRedis(config.dataDir))
+        ? await redisFor(config, log, false)
+        : await redisFor(config, log, true);
+      return { url, createServices, stop: async () => embedded?.stop() };
+    });
+    return;
+  }
+  const config = loadConfig();
+  switch (command) {
+    case 'start':
+      return serve(config, true);
+    case 'serve':
+      return serve(config, false);
+    case 'worker':
+      return worker(config);
+    default:
+      process.stderr.write(`${USAGE}\n`);
+      process.exitCode = command === undefined || command === '--help' ? 0 : 2;
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof RedisServerMissingError) {
+    process.stderr.write(`kcs: ${error.message}\n`);
+  } else {
+    process.stderr.write(`kcs: ${error instanceof Error ? error.stack : String(error)}\n`);
+  }
+  process.exit(1);
+});

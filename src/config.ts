@@ -1,0 +1,92 @@
+// Configuration from environment variables, validated once at start.
+// Every bad value is reported with its own readable line, then the process exits.
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** null: start the embedded private redis-server (see store/embeddedRedis.ts). */
+  redisUrl: string | null;
+  baseDomain: string;
+  /** Scheme used in URLs the service hands out (issuer, resource metadata). */
+  publicScheme: 'http' | 'https';
+  logLevel: LogLevel;
+  dataDir: string;
+  workerConcurrency: number;
+  /** Create the demo tenant and print a key when the store is empty. */
+  bootstrapDemo: boolean;
+  shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name}=${JSON.stringify(raw)} must be an integer from ${min} to ${max}`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const oneOf = <T extends string>(name: string, fallback: T, allowed: readonly T[]): T => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      problems.push(`${name}=${JSON.stringify(raw)} must be one of: ${allowed.join(', ')}`);
+      return fallback;
+    }
+    return raw as T;
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (['1', 'true', 'yes'].includes(raw)) return true;
+    if (['0', 'false', 'no'].includes(raw)) return false;
+    problems.push(`${name}=${JSON.stringify(raw)} must be true or false`);
+    return fallback;
+  };
+
+  let redisUrl: string | null = env.REDIS_URL || null;
+  if (redisUrl !== null) {
+    try {
+      const url = new URL(redisUrl);
+      if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error('scheme');
+    } catch {
+      problems.push(`REDIS_URL=${JSON.stringify(redisUrl)} must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379/0`);
+      redisUrl = null;
+    }
+  }
+
+  const host = env.HOST || '127.0.0.1';
+  if (!/^[A-Za-z0-9.:-]+$/.test(host)) problems.push(`HOST=${JSON.stringify(host)} must be an IP address or host name`);
+
+  const baseDomain = (env.KCS_BASE_DOMAIN || 'localhost').toLowerCase();
+  if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(baseDomain)) {
+    problems.push(`KCS_BASE_DOMAIN=${JSON.stringify(baseDomain)} must be a domain name such as api.example.com`);
+  }
+
+  const config: Config = {
+    port: int('PORT', 8080, 0, 65535),
+    host,
+    redisUrl,
+    baseDomain,
+    publicScheme: oneOf('KCS_PUBLIC_SCHEME', 'http', ['http', 'https'] as const),
+    logLevel: oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+    dataDir: env.KCS_DATA_DIR || './data',
+    workerConcurrency: int('KCS_WORKER_CONCURRENCY', 4, 1, 256),
+    bootstrapDemo: bool('KCS_BOOTSTRAP_DEMO', true),
+    shutdownGraceMs: int('KCS_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,81 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { ApiKeyRepository } from '../store/tenants.js';
+import { InvalidError, NotFoundError } from './errors.js';
+import type { UserService } from './tenants.js';
+import type { ApiKeyRecord } from './types.js';
+
+// `kcs_<key id>_<secret>`: the id finds the record, the SHA-256 of the whole key proves it.
+const KEY_RE = /^kcs_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})_([A-Za-z0-9_-]{20,})$/;
+/** last_used_at is written at most this often per key, to keep reads read-only. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export type PublicApiKey = Omit<ApiKeyRecord, 'digest'>;
+
+const digestOf = (key: string) => createHash('sha256').update(key).digest('hex');
+const toPublic = ({ digest: _digest, ...rest }: ApiKeyRecord): PublicApiKey => rest;
+
+export class ApiKeyService {
+  private readonly lastTouch = new Map<string, number>();
+
+  constructor(
+    private readonly repo: ApiKeyRepository,
+    private readonly users: UserService,
+  ) {}
+
+  async create(
+    tenantId: string,
+    input: { userId: string; name: string; scopes: string[]; expiresAt?: string | null },
+  ): Promise<PublicApiKey & { key: string }> {
+    if (!(await this.users.get(tenantId, input.userId))) throw InvalidError.at(['body', 'user_id'], 'User not found in this tenant');
+    const id = randomUUID();
+    const key = `kcs_${id}_${randomBytes(24).toString('base64url')}`;
+    const record: ApiKeyRecord = {
+      id,
+      tenant_id: tenantId,
+      user_id: input.userId,
+      name: input.name,
+      scopes: [...new Set(input.scopes)],
+      created_at: new Date().toISOString(),
+      expires_at: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+      last_used_at: null,
+      digest: digestOf(key),
+    };
+    await this.repo.create(record);
+    return { ...toPublic(record), key };
+  }
+
+  async list(tenantId: string): Promise<PublicApiKey[]> {
+    return (await this.repo.list(tenantId)).items.map(toPublic);
+  }
+
+  async revoke(tenantId: string, id: string): Promise<void> {
+    if (!(await this.repo.revoke(tenantId, id))) throw new NotFoundError('API key not found');
+  }
+
+  /** The live key record for a presented key in this tenant, or null (unknown, wrong secret, expired). */
+  async verify(tenantId: string, presented: string): Promise<ApiKeyRecord | null> {
+    const match = KEY_RE.exec(presented);
+    if (!match) return null;
+    const record = await this.repo.get(tenantId, match[1]);
+    if (!record) return null;
+    const expected = Buffer.from(record.digest, 'hex');
+    const actual = createHash('sha256').update(presented).digest();
+    if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return null;
+    if (record.expires_at && Date.parse(record.expires_at) <= Date.now()) return null;
+    this.touch(record);
+    return record;
+  }
+
+  /** Token-bucket check shared by every process; 0 or the milliseconds until the next request may pass. */
+  takeToken(tenantId: string, credentialId: string, ratePerSecond: number): Promise<number> {
+    return this.repo.takeToken(tenantId, credentialId, ratePerSecond);
+  }
+
+  private touch(record: ApiKeyRecord): void {
+    const now = Date.now();
+    if ((this.lastTouch.get(record.id) ?? 0) + TOUCH_INTERVAL_MS > now) return;
+    this.lastTouch.set(record.id, now);
+    // Best effort and off the request path: a failed touch never fails the request.
+    this.repo.touch(record.tenant_id, record.id, new Date(now).toISOString()).catch(() => undefined);
+  }
+}

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
+import type { Site, SiteCreate, SiteUpdate } from '../schemas/sites.js';
+import { isUuid } from '../schemas/common.js';
+import type { SiteRepository, StoredSite } from '../store/sites.js';
+import { ConflictError, NotFoundError } from './errors.js';
+
+export type SiteView = Static<typeof Site>;
+
+/** Called after a site is deleted, to remove its products in the background. */
+export type PurgeScheduler = (tenantId: string, siteId: string) => Promise<void>;
+
+const MAX_CAS_ATTEMPTS = 16;
+const view = (site: StoredSite, defaultId: string | null): SiteView => ({
+  id: site.id,
+  tenant_id: site.tenant_id,
+  slug: site.slug,
+  name: site.name,
+  domain: site.domain,
+  language: site.language,
+  site_type: site.site_type,
+  platform: site.platform,
+  config: site.config,
+  is_default: site.id === defaultId,
+  created_at: site.created_at,
+});
+
+export class SiteService {
+  constructor(
+    private readonly repo: SiteRepository,
+    private readonly schedulePurge: PurgeScheduler,
+  ) {}
+
+  async create(tenantId: string, input: Static<typeof SiteCreate>): Promise<SiteView> {
+    const site: StoredSite = {
+      id: randomUUID(),
+      tenant_id: tenantId,
+      slug: input.slug,
+      name: input.name,
+      domain: input.domain ?? null,
+      language: input.language,
+      site_type: input.site_type ?? 'shop',
+      platform: input.platform ?? null,
+      config: input.config ?? {},
+      created_at: new Date().toISOString(),
+    };
+    if ((await this.repo.create(site, input.is_default === true)) === 'slug_taken') {
+      throw new ConflictError(`A site with slug '${input.slug}' already exists`);
+    }
+    return this.get(tenantId, site.id);
+  }
+
+  async list(tenantId: string): Promise<SiteView[]> {
+    const { sites, defaultId } = await this.repo.list(tenantId);
+    return sites.map((site) => view(site, defaultId));
+  }
+
+  async get(tenantId: string, idOrSlug: string): Promise<SiteView> {
+    const { site, defaultId } = await this.load(tenantId, idOrSlug);
+    return view(site, defaultId);
+  }
+
+  /** The site's id for a UUID or slug; NotFoundError when there is none. */
+  async resolveId(tenantId: string, idOrSlug: string): Promise<string> {
+    return (await this.load(tenantId, idOrSlug)).site.id;
+  }
+
+  async update(tenantId: string, idOrSlug: string, changes: Static<typeof SiteUpdate>): Promise<SiteView> {
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const { site, raw, defaultId } = await this.load(tenantId, idOrSlug);
+      if (changes.is_default === false && site.id === defaultId) {
+        throw new ConflictError('This is the default site; set is_default on another site to move the default');
+      }
+      const next: StoredSite = {
+        ...site,
+        name: changes.name ?? site.name,
+        domain: changes.domain !== undefined ? changes.domain : site.domain,
+        site_type: changes.site_type ?? site.site_type,
+        platform: changes.platform !== undefined ? changes.platform : site.platform,
+        config: changes.config ?? site.config,
+      };
+      const result = await this.repo.replace(next, raw, changes.is_default === true);
+      if (result === 'ok') return this.get(tenantId, site.id);
+      if (result === 'missing') throw new NotFoundError('Site not found');
+    }
+    throw new ConflictError('The site is being changed concurrently; retry');
+  }
+
+  async delete(tenantId: string, idOrSlug: string): Promise<void> {
+    const { site } = await this.load(tenantId, idOrSlug);
+    if (!(await this.repo.delete(site))) throw new NotFoundError('Site not found');
+    await this.schedulePurge(tenantId, site.id);
+  }
+
+  private async load(tenantId: string, idOrSlug: string) {
+    const id = isUuid(idOrSlug) ? idOrSlug.toLowerCase() : await this.repo.idBySlug(tenantId, idOrSlug);
+    if (id) {
+      const { raw, defaultId } = await this.repo.getRaw(tenantId, id);
+      if (raw !== null) return { site: JSON.parse(raw) as StoredSite, raw, defaultId };
+    }
+    throw new NotFoundError('Site not found');
+  }
+}

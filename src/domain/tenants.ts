@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
+import type { TenantSettingsUpdate } from '../schemas/tenants.js';
+import type { TenantRepository, UserRepository } from '../store/tenants.js';
+import { ConflictError, InvalidError, NotFoundError } from './errors.js';
+import type { Tenant, User } from './types.js';
+
+export const DEFAULT_SETTINGS: Tenant['settings'] = { variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0 };
+const SLUG_RE = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
+
+/**
+ * Tenants by id and slug. Lookups by slug are cached briefly per process: every request needs
+ * its tenant, and settings changes reach other processes within CACHE_MS.
+ */
+export class TenantService {
+  static readonly CACHE_MS = 1000;
+  private readonly cache = new Map<string, { tenant: Tenant | null; until: number }>();
+
+  constructor(private readonly repo: TenantRepository) {}
+
+  async create(slug: string, name: string, settings: Partial<Tenant['settings']> = {}): Promise<Tenant> {
+    if (!SLUG_RE.test(slug) || slug.length > 63) {
+      throw InvalidError.at(['slug'], 'A tenant slug is 1-63 lower-case letters, digits and inner hyphens', 'string_pattern_mismatch');
+    }
+    const tenant: Tenant = {
+      id: randomUUID(),
+      slug,
+      name: name || slug,
+      settings: { ...DEFAULT_SETTINGS, ...settings },
+      created_at: new Date().toISOString(),
+    };
+    if (!(await this.repo.create(tenant))) throw new ConflictError(`Tenant '${slug}' already exists`);
+    return tenant;
+  }
+
+  async bySlug(slug: string): Promise<Tenant | null> {
+    const now = Date.now();
+    const hit = this.cache.get(slug);
+    if (hit && hit.until > now) return hit.tenant;
+    const id = await this.repo.idBySlug(slug);
+    const tenant = id ? await this.repo.get(id) : null;
+    this.cache.set(slug, { tenant, until: now + TenantService.CACHE_MS });
+    return tenant;
+  }
+
+  async require(slug: string): Promise<Tenant> {
+    const tenant = await this.bySlug(slug);
+    if (!tenant) throw new NotFoundError(`Tenant '${slug}' not found`);
+    return tenant;
+  }
+
+  list(): Promise<Tenant[]> {
+    return this.repo.list();
+  }
+
+  count(): Promise<number> {
+    return this.repo.count();
+  }
+
+  async updateSettings(tenant: Tenant, changes: Static<typeof TenantSettingsUpdate>): Promise<Tenant> {
+    const current = (await this.repo.get(tenant.id)) ?? tenant;
+    const next: Tenant = { ...current, settings: { ...current.settings, ...changes } };
+    await this.repo.save(next);
+    this.cache.delete(next.slug);
+    return next;
+  }
+}
+
+export class UserService {
+  constructor(private readonly repo: UserRepository) {}
+
+  async create(tenantId: string, email: string, name: string): Promise<User> {
+    const user: User = { id: randomUUID(), tenant_id: tenantId, email, name, created_at: new Date().toISOString() };
+    if (!(await this.repo.create(user))) throw new ConflictError(`A user with e-mail ${email} already exists`);
+    return user;
+  }
+
+  get(tenantId: string, id: string): Promise<User | null> {
+    return this.repo.get(tenantId, id);
+  }
+
+  /** A user by id or e-mail address (for the admin CLI). */
+  async find(tenantId: string, idOrEmail: string): Promise<User | null> {
+    const id = idOrEmail.includes('@') ? await this.repo.idByEmail(tenantId, idOrEmail) : idOrEmail;
+    return id ? this.repo.get(tenantId, id) : null;
+  }
+
+  list(tenantId: string, offset: number, limit: number) {
+    return this.repo.list(tenantId, offset, limit);
+  }
+}

@@ -1,0 +1,184 @@
+// The HTTP front end on uWebSockets.js: routing, bounded body reading, the request pipeline,
+// error mapping, X-Request-Id, request logs, metrics, and a graceful close.
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import uWS from 'uWebSockets.js';
+import type { Logger } from '../log.js';
+import { ConflictError, InvalidError, NotFoundError, PreconditionFailedError } from '../domain/errors.js';
+import { isUnavailable } from '../store/redis.js';
+import { HttpError } from './errors.js';
+import type { HttpMetrics } from './metrics.js';
+import { JSON_BODY_LIMIT, type IncomingRequest, type Reply, type Route } from './route.js';
+import { Router } from './router.js';
+
+/** Runs one matched request to its reply (tenant, auth, validation, handler: see app.ts). */
+export type Dispatch = (route: Route, params: Record<string, string>, req: IncomingRequest) => Promise<Reply>;
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+const statusLine = (status: number) => `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
+
+export class HttpServer {
+  private readonly app = uWS.App();
+  private readonly router = new Router<Route>();
+  private listenSocket: uWS.us_listen_socket | null = null;
+  private inFlight = 0;
+  private drained: (() => void) | null = null;
+  private maxBodyBytes = JSON_BODY_LIMIT;
+
+  constructor(
+    routes: Route[],
+    private readonly dispatch: Dispatch,
+    private readonly log: Logger,
+    private readonly metrics: HttpMetrics,
+  ) {
+    for (const route of routes) {
+      this.router.add(route.method, route.path, route);
+      this.maxBodyBytes = Math.max(this.maxBodyBytes, route.maxBodyBytes ?? JSON_BODY_LIMIT);
+    }
+    this.app.any('/*', (res, req) => this.onRequest(res, req));
+  }
+
+  listen(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.app.listen(host, port, (socket) => {
+        if (!socket) return reject(new Error(`cannot listen on ${host}:${port} (in use or not permitted)`));
+        this.listenSocket = socket;
+        resolve(uWS.us_socket_local_port(socket as unknown as uWS.us_socket));
+      });
+    });
+  }
+
+  /** Stops accepting, lets in-flight requests finish (up to graceMs), then closes every connection. */
+  async close(graceMs: number): Promise<void> {
+    if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
+    this.listenSocket = null;
+    if (this.inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, graceMs);
+        this.drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    (this.app as unknown as { close(): void }).close();
+  }
+
+  private onRequest(res: uWS.HttpResponse, ureq: uWS.HttpRequest): void {
+    const started = performance.now();
+    // Everything from `ureq` must be read now: it is invalid once this function returns.
+    const headers: Record<string, string> = {};
+    ureq.forEach((key, value) => {
+      headers[key] = key in headers ? `${headers[key]}, ${value}` : value;
+    });
+    const method = ureq.getCaseSensitiveMethod().toUpperCase();
+    const path = ureq.getUrl();
+    const query = new URLSearchParams(ureq.getQuery() ?? '');
+    const inbound = headers['x-request-id'];
+    const requestId = inbound && REQUEST_ID_RE.test(inbound) ? inbound : randomUUID();
+    const state = { aborted: false, done: false };
+    res.onAborted(() => {
+      state.aborted = true;
+      this.finish(state);
+    });
+    this.inFlight++;
+
+    const match = this.router.match(method, path);
+    const routeLabel = match.kind === 'found' ? match.route.path : 'unmatched';
+    const send = (reply: Reply) => {
+      if (state.aborted || state.done) return;
+      const status = reply.status;
+      res.cork(() => {
+        res.writeStatus(statusLine(status));
+        res.writeHeader('X-Request-Id', requestId);
+        const close = reply.headers?.Connection === 'close';
+        for (const [name, value] of Object.entries(reply.headers ?? {})) if (name !== 'Connection') res.writeHeader(name, value);
+        if (reply.raw) {
+          res.writeHeader('Content-Type', reply.raw.contentType);
+          res.end(reply.raw.data, close);
+        } else if (reply.body !== undefined) {
+          res.writeHeader('Content-Type', 'application/json');
+          res.end(JSON.stringify(reply.body), close);
+        } else {
+          res.end(undefined, close);
+        }
+      });
+      const seconds = (performance.now() - started) / 1000;
+      this.metrics.observe(method, routeLabel, status, seconds);
+      this.log.info({ reqId: requestId, method, path, route: routeLabel, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+      this.finish(state);
+    };
+
+    if (match.kind === 'not_found') return send(errorReply(new HttpError(404, 'Not Found')));
+    if (match.kind === 'method_not_allowed') {
+      return send(errorReply(new HttpError(405, 'Method Not Allowed', { Allow: match.allow.join(', ') })));
+    }
+
+    const limit = match.route.maxBodyBytes ?? JSON_BODY_LIMIT;
+    const run = (body: Buffer) => {
+      const req: IncomingRequest = {
+        method,
+        path,
+        query,
+        headers,
+        body,
+        requestId,
+        remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
+      };
+      this.dispatch(match.route, match.params, req).then(send, (error: unknown) => {
+        const reply = errorReply(error);
+        if (reply.status >= 500) this.log.error({ err: error, reqId: requestId, route: routeLabel }, 'unhandled error');
+        send(reply);
+      });
+    };
+
+    const declared = headers['content-length'];
+    const hasBody = BODY_METHODS.has(method) && ((declared !== undefined && declared !== '0') || 'transfer-encoding' in headers);
+    if (!hasBody) return run(Buffer.alloc(0));
+    if (declared !== undefined && Number(declared) > limit) return send(tooLarge(limit));
+    this.readBody(res, limit, declared === undefined ? undefined : Number(declared), run, () => send(tooLarge(limit)));
+  }
+
+  private readBody(res: uWS.HttpResponse, limit: number, declared: number | undefined, done: (body: Buffer) => void, overflow: () => void): void {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    res.onData((chunk, isLast) => {
+      if (failed) return;
+      size += chunk.byteLength;
+      if (size > limit) {
+        failed = true;
+        return overflow();
+      }
+      // uWS reuses the chunk's memory after this callback: copy it.
+      chunks.push(Buffer.from(new Uint8Array(chunk)));
+      if (isLast) done(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, declared ?? size));
+    });
+  }
+
+  private finish(state: { done: boolean }): void {
+    if (state.done) return;
+    state.done = true;
+    this.inFlight--;
+    if (this.inFlight === 0 && this.drained) this.drained();
+  }
+}
+
+function tooLarge(limit: number): Reply {
+  // The rest of the body is not read; closing the connection discards it.
+  return errorReply(new HttpError(413, `Request body is larger than ${limit} bytes`, { Connection: 'close' }));
+}
+
+/** Maps an error to its reply; anything unexpected is a 500 without internals. */
+export function errorReply(error: unknown): Reply {
+  if (error instanceof HttpError) return { status: error.status, body: { detail: error.detail }, headers: error.headers };
+  if (error instanceof InvalidError) return { status: 422, body: { detail: error.errors } };
+  if (error instanceof NotFoundError) return { status: 404, body: { detail: error.message } };
+  if (error instanceof ConflictError) return { status: 409, body: { detail: error.message } };
+  if (error instanceof PreconditionFailedError) return { status: 412, body: { detail: error.message } };
+  if (isUnavailable(error)) {
+    return { status: 503, body: { detail: 'The data store is unavailable; retry shortly' }, headers: { 'Retry-After': '1' } };
+  }
+  return { status: 500, body: { detail: 'Internal server error' } };
+}

@@ -1,0 +1,237 @@
+// Request validation with FastAPI/Pydantic-v2-shaped errors.
+// A compiled TypeBox validator is the fast gate; only when it fails does the schema walker
+// below run to list every error with Pydantic's type names. The walker also produces the
+// value the handler sees: defaults filled in, unknown keys dropped (Pydantic's default).
+import { Kind, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { isDateTime, isUuid } from '../schemas/common.js';
+
+import type { ErrorItem, Loc } from '../domain/errors.js';
+
+/** 'json': values arrive typed; 'text': values arrive as strings (query, path, form) and are parsed. */
+export type Source = 'json' | 'text';
+
+const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
+function checker(schema: TSchema): TypeCheck<TSchema> {
+  let check = compiled.get(schema);
+  if (!check) {
+    check = TypeCompiler.Compile(schema);
+    compiled.set(schema, check);
+  }
+  return check;
+}
+
+export type ValidationResult<T> = { ok: true; value: T } | { ok: false; errors: ErrorItem[] };
+
+export function validate<T>(schema: TSchema, input: unknown, root: string, source: Source = 'json'): ValidationResult<T> {
+  const value = source === 'text' ? parseTextFields(schema, input) : input;
+  if (checker(schema).Check(value)) {
+    return { ok: true, value: normalize(schema, value) as T };
+  }
+  const errors: ErrorItem[] = [];
+  walk(schema, value, [root], source, errors, true);
+  if (errors.length === 0) {
+    // The walker covers every construct our schemas use; this is a guard, not a path we expect.
+    for (const e of checker(schema).Errors(value)) {
+      errors.push({ loc: [root, ...e.path.split('/').filter(Boolean)], msg: e.message, type: 'value_error' });
+    }
+  }
+  return { ok: false, errors };
+}
+
+// ---- text sources: parse strings into the types the schema asks for --------------------------
+
+const TRUE = new Set(['true', '1', 'yes', 'on', 't', 'y']);
+const FALSE = new Set(['false', '0', 'no', 'off', 'f', 'n']);
+
+function parseTextFields(schema: TSchema, input: unknown): unknown {
+  if (typeof input !== 'object' || input === null || !schema.properties) return input;
+  const out: Record<string, unknown> = {};
+  for (const [key, raw] of Object.entries(input as Record<string, unknown>)) {
+    const prop = schema.properties[key] as TSchema | undefined;
+    out[key] = prop && typeof raw === 'string' ? parseText(unwrapNullable(prop) ?? prop, raw) : raw;
+  }
+  return out;
+}
+
+function parseText(schema: TSchema, raw: string): unknown {
+  switch (schema.type) {
+    case 'integer':
+      return /^[+-]?\d+$/.test(raw.trim()) ? Number(raw) : raw;
+    case 'number':
+      return raw.trim() !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+    case 'boolean': {
+      const lower = raw.trim().toLowerCase();
+      return TRUE.has(lower) ? true : FALSE.has(lower) ? false : raw;
+    }
+    default:
+      return raw;
+  }
+}
+
+// ---- schema helpers ---------------------------------------------------------------------------
+
+/** For `T | null` returns T; otherwise undefined. */
+function unwrapNullable(schema: TSchema): TSchema | undefined {
+  if (!schema.anyOf) return undefined;
+  const branches = schema.anyOf as TSchema[];
+  if (branches.length !== 2) return undefined;
+  const nonNull = branches.filter((b) => b[Kind] !== 'Null');
+  return nonNull.length === 1 ? nonNull[0] : undefined;
+}
+
+function literalValues(schema: TSchema): unknown[] | undefined {
+  if (!schema.anyOf) return undefined;
+  const branches = schema.anyOf as TSchema[];
+  return branches.every((b) => b[Kind] === 'Literal') ? branches.map((b) => b.const) : undefined;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function enumMessage(values: unknown[]): string {
+  const quoted = values.map((v) => `'${String(v)}'`);
+  return quoted.length === 1
+    ? `Input should be ${quoted[0]}`
+    : `Input should be ${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
+}
+
+// ---- the error walker -------------------------------------------------------------------------
+
+function walk(schema: TSchema, value: unknown, loc: Loc, source: Source, out: ErrorItem[], isRoot = false): void {
+  const push = (type: string, msg: string): void => {
+    out.push({ loc, msg, type });
+  };
+
+  if (schema.anyOf) {
+    const inner = unwrapNullable(schema);
+    if (inner) {
+      if (value !== null) walk(inner, value, loc, source, out);
+      return;
+    }
+    const literals = literalValues(schema);
+    if (literals) {
+      if (!literals.includes(value)) push('enum', enumMessage(literals));
+      return;
+    }
+    // A general union: report the first branch's errors when no branch matches.
+    const branches = schema.anyOf as TSchema[];
+    if (!branches.some((b) => checker(b).Check(value))) walk(branches[0], value, loc, source, out);
+    return;
+  }
+  if (schema[Kind] === 'Literal') {
+    if (value !== schema.const) push('literal_error', enumMessage([schema.const]));
+    return;
+  }
+
+  switch (schema.type) {
+    case 'object': {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        if (isRoot) push('model_attributes_type', 'Input should be a valid dictionary or object to extract fields from');
+        else push('dict_type', 'Input should be a valid dictionary');
+        return;
+      }
+      const record = value as Record<string, unknown>;
+      const required = new Set<string>(schema.required ?? []);
+      for (const [key, prop] of Object.entries((schema.properties ?? {}) as Record<string, TSchema>)) {
+        if (record[key] === undefined) {
+          if (required.has(key)) out.push({ loc: [...loc, key], msg: 'Field required', type: 'missing' });
+          continue;
+        }
+        walk(prop, record[key], [...loc, key], source, out);
+      }
+      const extra = schema.additionalProperties;
+      if (extra && typeof extra === 'object') {
+        for (const [key, item] of Object.entries(record)) {
+          if (!(schema.properties && key in schema.properties)) walk(extra as TSchema, item, [...loc, key], source, out);
+        }
+      }
+      return;
+    }
+    case 'array': {
+      if (!Array.isArray(value)) return push('list_type', 'Input should be a valid list');
+      if (schema.maxItems !== undefined && value.length > schema.maxItems) {
+        push('too_long', `List should have at most ${plural(schema.maxItems, 'item')} after validation, not ${value.length}`);
+      }
+      if (schema.minItems !== undefined && value.length < schema.minItems) {
+        push('too_short', `List should have at least ${plural(schema.minItems, 'item')} after validation, not ${value.length}`);
+      }
+      value.forEach((item, i) => walk(schema.items as TSchema, item, [...loc, i], source, out));
+      return;
+    }
+    case 'string': {
+      if (typeof value !== 'string') return push('string_type', 'Input should be a valid string');
+      const length = [...value].length;
+      if (schema.minLength !== undefined && length < schema.minLength) {
+        return push('string_too_short', `String should have at least ${plural(schema.minLength, 'character')}`);
+      }
+      if (schema.maxLength !== undefined && length > schema.maxLength) {
+        return push('string_too_long', `String should have at most ${plural(schema.maxLength, 'character')}`);
+      }
+      if (schema.pattern !== undefined && !new RegExp(schema.pattern).test(value)) {
+        return push('string_pattern_mismatch', `String should match pattern '${schema.pattern}'`);
+      }
+      if (schema.format === 'uuid' && !isUuid(value)) return push('uuid_parsing', 'Input should be a valid UUID');
+      if (schema.format === 'date-time' && !isDateTime(value)) return push('datetime_parsing', 'Input should be a valid datetime');
+      return;
+    }
+    case 'integer':
+    case 'number': {
+      const isInt = schema.type === 'integer';
+      if (typeof value !== 'number' || !Number.isFinite(value)) {
+        if (typeof value === 'string' && source === 'text') {
+          return isInt
+            ? push('int_parsing', 'Input should be a valid integer, unable to parse string as an integer')
+            : push('float_parsing', 'Input should be a valid number, unable to parse string as a number');
+        }
+        return isInt ? push('int_type', 'Input should be a valid integer') : push('float_type', 'Input should be a valid number');
+      }
+      if (isInt && !Number.isInteger(value)) {
+        return push('int_from_float', 'Input should be a valid integer, got a number with a fractional part');
+      }
+      if (schema.minimum !== undefined && value < schema.minimum) {
+        return push('greater_than_equal', `Input should be greater than or equal to ${schema.minimum}`);
+      }
+      if (schema.maximum !== undefined && value > schema.maximum) {
+        return push('less_than_equal', `Input should be less than or equal to ${schema.maximum}`);
+      }
+      return;
+    }
+    case 'boolean':
+      if (typeof value !== 'boolean') {
+        return source === 'text' && typeof value === 'string'
+          ? push('bool_parsing', 'Input should be a valid boolean, unable to interpret input')
+          : push('bool_type', 'Input should be a valid boolean');
+      }
+      return;
+    case 'null':
+      if (value !== null) push('none_required', 'Input should be None');
+      return;
+    default:
+      return; // Type.Any / Type.Unknown accept everything.
+  }
+}
+
+// ---- normalisation of a valid value -----------------------------------------------------------
+
+function normalize(schema: TSchema, value: unknown): unknown {
+  if (value === null || value === undefined) return value;
+  if (schema.anyOf) {
+    const inner = unwrapNullable(schema);
+    return inner ? normalize(inner, value) : value;
+  }
+  if (schema.type === 'object' && typeof value === 'object' && !Array.isArray(value)) {
+    const record = value as Record<string, unknown>;
+    if (!schema.properties) return record; // free-form object: kept as sent
+    const out: Record<string, unknown> = {};
+    for (const [key, prop] of Object.entries(schema.properties as Record<string, TSchema>)) {
+      if (record[key] !== undefined) out[key] = normalize(prop, record[key]);
+      else if (prop.default !== undefined) out[key] = structuredClone(prop.default);
+    }
+    if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
+      for (const [key, item] of Object.entries(record)) if (!(key in out)) out[key] = item;
+    }
+    return out;
+  }
+  if (schema.type === 'array' && Array.isArray(value)) return value.map((item) => normalize(schema.items as TSchema, item));
+  return value;
+}

@@ -1,0 +1,41 @@
+import { FormatRegistry, Type, type TSchema, type TLiteral, type TUnion, type TNull } from '@sinclair/typebox';
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?$/;
+
+export const isUuid = (value: string): boolean => UUID_RE.test(value);
+export const isDateTime = (value: string): boolean => DATE_TIME_RE.test(value) && !Number.isNaN(Date.parse(value));
+
+FormatRegistry.Set('uuid', isUuid);
+FormatRegistry.Set('date-time', isDateTime);
+
+export const Nullable = <T extends TSchema>(schema: T): TUnion<[T, TNull]> => Type.Union([schema, Type.Null()]);
+
+/** A closed set of strings; rendered as a JSON-schema enum in OpenAPI. */
+export const StringEnum = <const T extends readonly string[]>(values: T, options: { default?: T[number]; description?: string } = {}) =>
+  Type.Union(values.map((v) => Type.Literal(v)) as unknown as TLiteral<T[number]>[], options);
+
+export const Uuid = (options: { description?: string } = {}) => Type.String({ format: 'uuid', ...options });
+export const DateTime = (options: { description?: string } = {}) => Type.String({ format: 'date-time', ...options });
+
+/** `{detail: "..."}` — every error except validation. */
+export const ErrorBody = Type.Object({ detail: Type.String() }, { $id: 'Error' });
+
+/** FastAPI/Pydantic v2 validation error body. */
+export const ValidationErrorBody = Type.Object(
+  {
+    detail: Type.Array(
+      Type.Object({
+        loc: Type.Array(Type.Union([Type.String(), Type.Integer()])),
+        msg: Type.String(),
+        type: Type.String(),
+      }),
+    ),
+  },
+  { $id: 'HTTPValidationError' },
+);
+
+export const Pagination = {
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size' }),
+  offset: Type.Integer({ minimum: 0, default: 0, description: 'Items to skip' }),
+};

@@ -1,0 +1,26 @@
+import type { Redis } from 'ioredis';
+
+/** Documents are JSON strings under their own key; a sorted set (score = created ms) orders them. */
+export async function readDoc<T>(redis: Redis, key: string): Promise<T | null> {
+  const raw = await redis.get(key);
+  return raw === null ? null : (JSON.parse(raw) as T);
+}
+
+/** A page of documents in (created_at, id) order, with the total count. */
+export async function listDocs<T>(
+  redis: Redis,
+  indexKey: string,
+  docKey: (id: string) => string,
+  offset = 0,
+  limit = -1,
+): Promise<{ items: T[]; total: number }> {
+  const [ids, total] = await Promise.all([
+    redis.zrange(indexKey, String(offset), String(limit < 0 ? -1 : offset + limit - 1)),
+    redis.zcard(indexKey),
+  ]);
+  if (ids.length === 0) return { items: [], total };
+  const raws = await redis.mget(ids.map(docKey));
+  // A document deleted between the two reads is simply skipped.
+  const items = raws.filter((raw): raw is string => raw !== null).map((raw) => JSON.parse(raw) as T);
+  return { items, total };
+}

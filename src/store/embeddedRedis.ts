@@ -1,0 +1,147 @@
+// The embedded default: a private redis-server from PATH on a free loopback port, with
+// append-only persistence under <dataDir>/redis, stopped (and so flushed) on exit.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { Redis } from 'ioredis';
+
+export interface EmbeddedRedis {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+export class RedisServerMissingError extends Error {
+  constructor() {
+    super(
+      'redis-server was not found on PATH. Install it (Debian/Ubuntu: apt-get install -y redis-server; ' +
+        'macOS: brew install redis) or point the service at a running server with REDIS_URL=redis://host:6379',
+    );
+  }
+}
+
+const STATE_FILE = 'kcs-redis.json';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export function redisServerAvailable(): boolean {
+  return !spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).error;
+}
+
+export async function startEmbeddedRedis(dataDir: string, options: { persist?: boolean } = {}): Promise<EmbeddedRedis> {
+  if (!redisServerAvailable()) throw new RedisServerMissingError();
+  const dir = resolve(dataDir, 'redis');
+  mkdirSync(dir, { recursive: true });
+  await stopStale(dir);
+
+  const port = await freePort();
+  const persist = options.persist ?? true;
+  const child = spawn(
+    'redis-server',
+    [
+      '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
+      '--appendonly', persist ? 'yes' : 'no', '--appendfsync', 'everysec', '--save', '',
+      '--pidfile', join(dir, 'redis.pid'), '--logfile', join(dir, 'redis.log'), '--daemonize', 'no',
+    ],
+    { stdio: 'ignore' },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  await waitForPing(url, child, dir);
+  writeFileSync(join(dir, STATE_FILE), JSON.stringify({ url, pid: child.pid }));
+
+  return {
+    url,
+    pid: child.pid!,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise<void>((done) => child.once('exit', () => done()));
+      child.kill('SIGTERM'); // redis-server shuts down cleanly on SIGTERM: the AOF is flushed.
+      await exited;
+      rmSync(join(dir, STATE_FILE), { force: true });
+    },
+  };
+}
+
+/** The URL of an embedded server already running on this data directory, if any. */
+export async function runningEmbeddedRedis(dataDir: string): Promise<string | null> {
+  const file = join(resolve(dataDir, 'redis'), STATE_FILE);
+  if (!existsSync(file)) return null;
+  const { url } = JSON.parse(readFileSync(file, 'utf8')) as { url: string };
+  const client = probeClient(url);
+  try {
+    await client.connect();
+    await client.ping();
+    return url;
+  } catch {
+    return null;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** A one-shot client: no reconnects, and a refused connection is an answer, not an error event. */
+function probeClient(url: string): Redis {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => undefined);
+  return client;
+}
+
+async function waitForPing(url: string, child: ChildProcess, dir: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) break;
+    const client = probeClient(url);
+    try {
+      await client.connect();
+      await client.ping();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      client.disconnect();
+    }
+  }
+  child.kill('SIGKILL');
+  const logFile = join(dir, 'redis.log');
+  const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').trim().split('\n').slice(-5).join('\n') : '';
+  throw new Error(`redis-server did not start in ${dir}${tail ? `:\n${tail}` : ''}`);
+}
+
+/** A redis-server left behind by a killed kcs still holds our data directory: stop it first. */
+async function stopStale(dir: string): Promise<void> {
+  const pidFile = join(dir, 'redis.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').trim());
+  const alive = (p: number) => {
+    try {
+      process.kill(p, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const isRedis = (p: number) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('redis-server');
+    } catch {
+      return false;
+    }
+  };
+  if (pid > 0 && alive(pid) && isRedis(pid)) {
+    process.kill(pid, 'SIGTERM');
+    const deadline = Date.now() + 10_000;
+    while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  }
+  rmSync(pidFile, { force: true });
+}

@@ -1,0 +1,14 @@
+-- Delete a site from reads at once; its products are purged by a background job.
+-- KEYS: site doc, sites zset, slug hash, default pointer, change stream
+-- ARGV: id, slug, stream maxlen
+-- Returns 1 deleted, 0 missing.
+if redis.call('DEL', KEYS[1]) == 0 then return 0 end
+redis.call('ZREM', KEYS[2], ARGV[1])
+if redis.call('HGET', KEYS[3], ARGV[2]) == ARGV[1] then redis.call('HDEL', KEYS[3], ARGV[2]) end
+-- Deleting the default site makes the oldest remaining site the default.
+if redis.call('GET', KEYS[4]) == ARGV[1] then
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0)
+  if oldest[1] then redis.call('SET', KEYS[4], oldest[1]) else redis.call('DEL', KEYS[4]) end
+end
+redis.call('XADD', KEYS[5], 'MAXLEN', '~', ARGV[3], '*', 'op', 'delete', 'kind', 'site', 'id', ARGV[1])
+return 1

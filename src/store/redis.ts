@@ -1,0 +1,51 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Redis, type RedisOptions } from 'ioredis';
+
+const LUA_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
+
+/** The Lua scripts of store/lua, each named `<command>-<number of keys>.lua`, defined once by name. */
+export interface ScriptCommands {
+  createSite(...args: (string | number)[]): Promise<number>;
+  updateSite(...args: (string | number)[]): Promise<number>;
+  deleteSite(...args: (string | number)[]): Promise<number>;
+  createCategory(...args: (string | number)[]): Promise<number>;
+  updateCategory(...args: (string | number)[]): Promise<number>;
+  deleteCategory(...args: (string | number)[]): Promise<number>;
+  createUser(...args: (string | number)[]): Promise<number>;
+  takeToken(...args: (string | number)[]): Promise<number>;
+}
+
+export type Store = Redis & ScriptCommands;
+
+/** A connection for the app; `onError` hears connection trouble (ioredis reconnects by itself). */
+export function connectRedis(url: string, options: RedisOptions = {}, onError: (error: Error) => void = () => undefined): Store {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    // Fail fast instead of queueing forever while Redis is down: the API answers 503.
+    maxRetriesPerRequest: 1,
+    enableAutoPipelining: true,
+    connectionName: 'kcs',
+    ...options,
+  });
+  redis.on('error', onError);
+  for (const file of readdirSync(LUA_DIR)) {
+    const match = /^(\w+)-(\d+)\.lua$/.exec(file);
+    if (!match) continue;
+    redis.defineCommand(match[1], { numberOfKeys: Number(match[2]), lua: readFileSync(LUA_DIR + file, 'utf8') });
+  }
+  return redis as Store;
+}
+
+/** True for errors that mean Redis cannot be reached (as opposed to a bad command). */
+export function isUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as NodeJS.ErrnoException).code;
+  return (
+    error.name === 'MaxRetriesPerRequestError' ||
+    code === 'ECONNREFUSED' ||
+    code === 'ECONNRESET' ||
+    code === 'EPIPE' ||
+    /Connection is closed|Stream isn't writeable|LOADING/.test(error.message)
+  );
+}

@@ -1,0 +1,83 @@
+import { listDocs } from './docs.js';
+import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
+import type { Store } from './redis.js';
+
+/** A site as stored; is_default is not stored but derived from the tenant's default pointer. */
+export interface StoredSite {
+  id: string;
+  tenant_id: string;
+  slug: string;
+  name: string;
+  domain: string | null;
+  language: string;
+  site_type: string;
+  platform: string | null;
+  config: Record<string, unknown>;
+  created_at: string;
+}
+
+export type SiteWriteResult = 'ok' | 'missing' | 'slug_taken' | 'stale';
+
+export class SiteRepository {
+  constructor(private readonly redis: Store) {}
+
+  async create(site: StoredSite, makeDefault: boolean): Promise<SiteWriteResult> {
+    const t = site.tenant_id;
+    const result = await this.redis.createSite(
+      keys.site(t, site.id), keys.sites(t), keys.siteSlugs(t), keys.defaultSite(t), keys.changes(t),
+      site.id, site.slug, JSON.stringify(site), Date.parse(site.created_at), makeDefault ? '1' : '0', CHANGE_STREAM_MAXLEN,
+    );
+    return result === 1 ? 'ok' : 'slug_taken';
+  }
+
+  /** Compare-and-set against the raw document read before (see `getRaw`). */
+  async replace(site: StoredSite, expectedRaw: string, makeDefault: boolean): Promise<SiteWriteResult> {
+    const t = site.tenant_id;
+    const result = await this.redis.updateSite(
+      keys.site(t, site.id), keys.defaultSite(t), keys.changes(t),
+      site.id, expectedRaw, JSON.stringify(site), makeDefault ? '1' : '0', CHANGE_STREAM_MAXLEN,
+    );
+    return result === 1 ? 'ok' : result === 0 ? 'missing' : 'stale';
+  }
+
+  async delete(site: StoredSite): Promise<boolean> {
+    const t = site.tenant_id;
+    const result = await this.redis.deleteSite(
+      keys.site(t, site.id), keys.sites(t), keys.siteSlugs(t), keys.defaultSite(t), keys.changes(t),
+      site.id, site.slug, CHANGE_STREAM_MAXLEN,
+    );
+    return result === 1;
+  }
+
+  /** The stored JSON and the default pointer, read together. */
+  async getRaw(tenantId: string, id: string): Promise<{ raw: string | null; defaultId: string | null }> {
+    const [raw, defaultId] = await Promise.all([this.redis.get(keys.site(tenantId, id)), this.redis.get(keys.defaultSite(tenantId))]);
+    return { raw, defaultId };
+  }
+
+  idBySlug(tenantId: string, slug: string): Promise<string | null> {
+    return this.redis.hget(keys.siteSlugs(tenantId), slug);
+  }
+
+  async list(tenantId: string): Promise<{ sites: StoredSite[]; defaultId: string | null }> {
+    const [{ items }, defaultId] = await Promise.all([
+      listDocs<StoredSite>(this.redis, keys.sites(tenantId), (id) => keys.site(tenantId, id)),
+      this.redis.get(keys.defaultSite(tenantId)),
+    ]);
+    return { sites: items, defaultId };
+  }
+
+  /** Removes what a deleted site left behind: its products and their list index. */
+  async purgeProducts(tenantId: string, siteId: string, batch = 500): Promise<number> {
+    const index = keys.siteProducts(tenantId, siteId);
+    let purged = 0;
+    for (;;) {
+      const ids = await this.redis.zrange(index, '0', String(batch - 1));
+      if (ids.length === 0) break;
+      await this.redis.multi().unlink(...ids.map((id) => keys.product(tenantId, id))).zrem(index, ...ids).exec();
+      purged += ids.length;
+    }
+    await this.redis.unlink(index);
+    return purged;
+  }
+}

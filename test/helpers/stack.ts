@@ -1,0 +1,126 @@
+// A private, real stack for one test file: its own redis-server (random port, temp dir), a kcs
+// server and the BullMQ workers in this process, talked to over real HTTP with a Host header.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, type RunningServer, type Services } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { SCOPES } from '../../src/domain/scopes.js';
+import type { Tenant, User } from '../../src/domain/types.js';
+import { createLogger } from '../../src/log.js';
+import { startEmbeddedRedis, type EmbeddedRedis } from '../../src/store/embeddedRedis.js';
+import { startWorkers, type RunningWorkers } from '../../workers/index.js';
+
+export interface HttpResult<T = any> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON when the response is JSON, else the text. */
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  /** Bearer token; omitted means no Authorization header. */
+  key?: string;
+  /** JSON-encoded unless `raw` is given. */
+  body?: unknown;
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+  /** Host header; defaults to `<tenant>.localhost:<port>`. */
+  host?: string;
+}
+
+export interface TenantFixture {
+  tenant: Tenant;
+  user: User;
+  /** A key holding every scope. */
+  key: string;
+  /** A new key of this tenant's user with just these scopes. */
+  keyWith(scopes: string[]): Promise<string>;
+  /** HTTP against this tenant. */
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<HttpResult<T>>;
+}
+
+export interface Stack {
+  port: number;
+  config: Config;
+  redisUrl: string;
+  services: Services;
+  /** Raw HTTP against any Host. */
+  request<T = any>(method: string, path: string, options?: RequestOptions & { tenant?: string }): Promise<HttpResult<T>>;
+  /** A fresh tenant with an admin user and an all-scopes key. */
+  tenant(slug?: string): Promise<TenantFixture>;
+  close(): Promise<void>;
+}
+
+let tenantCounter = 0;
+
+export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
+  const dir = mkdtempSync(join(tmpdir(), 'kcs-test-'));
+  const redis: EmbeddedRedis = await startEmbeddedRedis(dir, { persist: false });
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', KCS_DATA_DIR: dir, KCS_SHUTDOWN_GRACE_MS: '2000', ...env });
+  const log = createLogger(config.logLevel, 'kcs-test');
+  const server: RunningServer = await startServer(config, redis.url, log);
+  const workers: RunningWorkers = await startWorkers(config, redis.url, log);
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  const port = server.port;
+
+  const request = <T>(method: string, path: string, options: RequestOptions & { tenant?: string } = {}): Promise<HttpResult<T>> =>
+    new Promise((resolve, reject) => {
+      const headers: Record<string, string> = {
+        host: options.host ?? `${options.tenant ?? 'none'}.localhost:${port}`,
+        ...options.headers,
+      };
+      if (options.key) headers.authorization = `Bearer ${options.key}`;
+      let payload: string | Buffer | undefined = options.raw;
+      if (payload === undefined && options.body !== undefined) {
+        payload = JSON.stringify(options.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload));
+      const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const isJson = (res.headers['content-type'] ?? '').includes('json');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: (isJson && text ? JSON.parse(text) : text) as T, text });
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+
+  const stack: Stack = {
+    port,
+    config,
+    redisUrl: redis.url,
+    services: server.services,
+    request,
+    async tenant(slug = `t${process.pid}x${++tenantCounter}`) {
+      const { tenants, users, apiKeys } = server.services;
+      const tenant = await tenants.create(slug, `Tenant ${slug}`);
+      const user = await users.create(tenant.id, `admin@${slug}.test`, 'Admin');
+      const keyWith = async (scopes: string[]) => (await apiKeys.create(tenant.id, { userId: user.id, name: 'test', scopes })).key;
+      const key = await keyWith([...SCOPES]);
+      return {
+        tenant,
+        user,
+        key,
+        keyWith,
+        request: <T>(method: string, path: string, options: RequestOptions = {}) =>
+          request<T>(method, path, { key, ...options, tenant: slug }),
+      };
+    },
+    async close() {
+      agent.destroy();
+      await server.close();
+      await workers.close();
+      await redis.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return stack;
+}
