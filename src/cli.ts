@@ -2,8 +2,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runAdmin } from '../scripts/admin.js';
-import { startWorkers } from '../workers/index.js';
-import { startServer, createServices } from './app.js';
+import { startWorkers, type RunningWorkers } from '../workers/index.js';
+import { createServices, startServer, type RunningServer } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { bootstrapDemo } from './domain/bootstrap.js';
 import { createLogger, type Logger } from './log.js';
@@ -15,19 +15,28 @@ const USAGE = `usage: kcs <command>
   worker    the BullMQ workers (needs REDIS_URL, or a running embedded server)
   admin     tenants, users and API keys: kcs admin --help`;
 
-/** Ordered clean-up run once on SIGINT/SIGTERM (or when the parent of a worker goes away). */
-function onShutdown(log: Logger, steps: (() => Promise<void>)[]): void {
+/**
+ * Ordered clean-up run once on SIGINT/SIGTERM (or when the parent of a worker goes away).
+ * Bounded: a step stuck on an unreachable Redis cannot keep the process alive past the grace time.
+ */
+function onShutdown(log: Logger, graceMs: number, steps: (() => Promise<void>)[]): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
+    setTimeout(() => {
+      log.error({ graceMs }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, graceMs + 5000).unref();
     for (const step of steps) await step().catch((err: unknown) => log.error({ err }, 'shutdown step failed'));
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('disconnect', () => void stop('parent gone'));
+  // A forked worker whose parent died while this module was still loading missed the event.
+  if (process.send && !process.connected) void stop('parent gone');
 }
 
 /** REDIS_URL, or the embedded server: started here when `start` is true, else one already running. */
@@ -45,28 +54,16 @@ async function redisFor(config: Config, log: Logger, start: boolean): Promise<{ 
 
 async function serve(config: Config, withWorker: boolean): Promise<void> {
   const log = createLogger(config.logLevel, 'kcs');
-  const { url, embedded } = await redisFor(config, log, true);
+  // Clean-up is registered before anything starts, so a signal at any moment stops what runs.
+  let embedded: EmbeddedRedis | null = null;
+  let server: RunningServer | null = null;
   let worker: ChildProcess | null = null;
   let stopping = false;
-
-  const server = await startServer(config, url, log);
-  if (withWorker) {
-    // The worker runs in its own process so that CPU-heavy jobs never stall HTTP.
-    const spawnWorker = () => {
-      worker = fork(fileURLToPath(import.meta.url), ['worker'], { execArgv: process.execArgv, env: { ...process.env, REDIS_URL: url } });
-      worker.on('exit', (code) => {
-        if (stopping) return;
-        log.warn({ code }, 'worker exited; restarting in 1 s');
-        setTimeout(spawnWorker, 1000);
-      });
-    };
-    spawnWorker();
-  }
-  onShutdown(log, [
-    () => server.close(),
+  onShutdown(log, config.shutdownGraceMs, [
+    async () => server?.close(),
     async () => {
       stopping = true;
-      const child = worker as ChildProcess | null;
+      const child = worker;
       if (child && child.exitCode === null) {
         const exited = new Promise((done) => child.once('exit', done));
         child.kill('SIGTERM');
@@ -75,6 +72,23 @@ async function serve(config: Config, withWorker: boolean): Promise<void> {
     },
     async () => embedded?.stop(),
   ]);
+
+  const redis = await redisFor(config, log, true);
+  embedded = redis.embedded;
+  server = await startServer(config, redis.url, log);
+  if (withWorker) {
+    // The worker runs in its own process so that CPU-heavy jobs never stall HTTP.
+    const spawnWorker = () => {
+      if (stopping) return;
+      worker = fork(fileURLToPath(import.meta.url), ['worker'], { execArgv: process.execArgv, env: { ...process.env, REDIS_URL: redis.url } });
+      worker.on('exit', (code) => {
+        if (stopping) return;
+        log.warn({ code }, 'worker exited; restarting in 1 s');
+        setTimeout(spawnWorker, 1000);
+      });
+    };
+    spawnWorker();
+  }
 
   if (config.bootstrapDemo) {
     const key = await bootstrapDemo(server.services.tenants, server.services.users, server.services.apiKeys);
@@ -92,9 +106,10 @@ function printWelcome(key: string, config: Config, port: number): void {
 
 async function worker(config: Config): Promise<void> {
   const log = createLogger(config.logLevel, 'kcs-worker');
+  let running: RunningWorkers | null = null;
+  onShutdown(log, config.shutdownGraceMs, [async () => running?.close()]);
   const { url } = await redisFor(config, log, false);
-  const running = await startWorkers(config, url, log);
-  onShutdown(log, [() => running.close()]);
+  running = await startWorkers(config, url, log);
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -44,8 +44,10 @@ export class ApiKeyService {
     return { ...toPublic(record), key };
   }
 
+  /** The tenant's live keys: an expired key is refused (401) and so is not listed, like a revoked one. */
   async list(tenantId: string): Promise<PublicApiKey[]> {
-    return (await this.repo.list(tenantId)).items.map(toPublic);
+    const now = Date.now();
+    return (await this.repo.list(tenantId)).items.filter((k) => !k.expires_at || Date.parse(k.expires_at) > now).map(toPublic);
   }
 
   async revoke(tenantId: string, id: string): Promise<void> {

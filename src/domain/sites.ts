@@ -92,9 +92,12 @@ export class SiteService {
     await this.schedulePurge(tenantId, site.id);
   }
 
+  /** By id when the value is a UUID, else (or when no site has that id) by slug: a slug may look like a UUID. */
   private async load(tenantId: string, idOrSlug: string) {
-    const id = isUuid(idOrSlug) ? idOrSlug.toLowerCase() : await this.repo.idBySlug(tenantId, idOrSlug);
-    if (id) {
+    const candidates = isUuid(idOrSlug) ? [idOrSlug.toLowerCase(), null] : [null];
+    for (const candidate of candidates) {
+      const id = candidate ?? (await this.repo.idBySlug(tenantId, idOrSlug));
+      if (!id) continue;
       const { raw, defaultId } = await this.repo.getRaw(tenantId, id);
       if (raw !== null) return { site: JSON.parse(raw) as StoredSite, raw, defaultId };
     }

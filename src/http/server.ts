@@ -94,14 +94,18 @@ export class HttpServer {
         res.writeHeader('X-Request-Id', requestId);
         const close = reply.headers?.Connection === 'close';
         for (const [name, value] of Object.entries(reply.headers ?? {})) if (name !== 'Connection') res.writeHeader(name, value);
+        // A response to HEAD never carries content (RFC 9110 §9.3.2): bytes after its headers would be
+        // read as the start of the next response on a keep-alive connection. (HEAD has no body, so
+        // never a 413 that must close; this uWS build accepts endWithoutBody only without arguments.)
+        const end = (data?: string | Buffer) => (method === 'HEAD' ? res.endWithoutBody() : res.end(data, close));
         if (reply.raw) {
           res.writeHeader('Content-Type', reply.raw.contentType);
-          res.end(reply.raw.data, close);
+          end(reply.raw.data);
         } else if (reply.body !== undefined) {
           res.writeHeader('Content-Type', 'application/json');
-          res.end(JSON.stringify(reply.body), close);
+          end(JSON.stringify(reply.body));
         } else {
-          res.end(undefined, close);
+          end();
         }
       });
       const seconds = (performance.now() - started) / 1000;

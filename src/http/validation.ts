@@ -3,7 +3,7 @@
 // below run to list every error with Pydantic's type names. The walker also produces the
 // value the handler sees: defaults filled in, unknown keys dropped (Pydantic's default).
 import { Kind, type TSchema } from '@sinclair/typebox';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { TypeCompiler, ValueErrorType, type TypeCheck } from '@sinclair/typebox/compiler';
 import { isDateTime, isUuid } from '../schemas/common.js';
 
 import type { ErrorItem, Loc } from '../domain/errors.js';
@@ -25,18 +25,32 @@ export type ValidationResult<T> = { ok: true; value: T } | { ok: false; errors: 
 
 export function validate<T>(schema: TSchema, input: unknown, root: string, source: Source = 'json'): ValidationResult<T> {
   const value = source === 'text' ? parseTextFields(schema, input) : input;
-  if (checker(schema).Check(value)) {
+  // TypeBox measures strings in UTF-16 code units, Pydantic (and the walker) in characters: where a
+  // string holds a character outside the BMP the two differ, and the walker's count decides.
+  if (checker(schema).Check(value) && !hasAstral(value)) {
     return { ok: true, value: normalize(schema, value) as T };
   }
   const errors: ErrorItem[] = [];
   walk(schema, value, [root], source, errors, true);
   if (errors.length === 0) {
     // The walker covers every construct our schemas use; this is a guard, not a path we expect.
+    const astral = hasAstral(value);
     for (const e of checker(schema).Errors(value)) {
+      if (astral && (e.type === ValueErrorType.StringMaxLength || e.type === ValueErrorType.StringMinLength)) continue;
       errors.push({ loc: [root, ...e.path.split('/').filter(Boolean)], msg: e.message, type: 'value_error' });
     }
+    if (errors.length === 0) return { ok: true, value: normalize(schema, value) as T };
   }
   return { ok: false, errors };
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** Whether any string in the value holds a character outside the BMP (a surrogate pair). */
+function hasAstral(value: unknown): boolean {
+  if (typeof value === 'string') return SURROGATE.test(value);
+  if (typeof value !== 'object' || value === null) return false;
+  return (Array.isArray(value) ? value : Object.values(value)).some(hasAstral);
 }
 
 // ---- text sources: parse strings into the types the schema asks for --------------------------

@@ -118,19 +118,20 @@ async function waitForPing(url: string, child: ChildProcess, dir: string): Promi
   throw new Error(`redis-server did not start in ${dir}${tail ? `:\n${tail}` : ''}`);
 }
 
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A redis-server left behind by a killed kcs still holds our data directory: stop it first. */
 async function stopStale(dir: string): Promise<void> {
   const pidFile = join(dir, 'redis.pid');
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8').trim());
-  const alive = (p: number) => {
-    try {
-      process.kill(p, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
   const isRedis = (p: number) => {
     try {
       return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('redis-server');
@@ -138,10 +139,10 @@ async function stopStale(dir: string): Promise<void> {
       return false;
     }
   };
-  if (pid > 0 && alive(pid) && isRedis(pid)) {
+  if (pid > 0 && isAlive(pid) && isRedis(pid)) {
     process.kill(pid, 'SIGTERM');
     const deadline = Date.now() + 10_000;
-    while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   }
   rmSync(pidFile, { force: true });
 }

@@ -1,0 +1,287 @@
+// HTTP benchmark: kcs's GET /api/knowledge/sites/{id} (tenant from Host, API-key auth, the site
+// from Redis) against a bare uWebSockets.js app answering the same bytes, the ceiling of this
+// machine. Server, ceiling and redis-server each run in their own process; this process only
+// generates load (autocannon) and reports. Everything talks over 127.0.0.1.
+//
+//   npm run bench:http                      5 s per run after a 1 s warm-up
+//   BENCH_SECONDS=10 npm run bench:http     longer runs
+import autocannon from 'autocannon';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedRedis } from '../src/store/embeddedRedis.js';
+import { ChildTarget } from './support/child.js';
+
+const SECONDS = positiveInt(process.env.BENCH_SECONDS, 5);
+const WARMUP_SECONDS = 1;
+const CONNECTIONS = [1, 64];
+const HOST = '127.0.0.1';
+
+interface Run {
+  target: 'kcs' | 'bare uWS';
+  connections: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  /** CPU time per wall second (1.0 = one core) by process, where /proc tells. */
+  cpu: Record<string, number>;
+}
+
+// ---- cleanup: everything started registers its undo; run once, in reverse, on any exit path ----
+const undo: (() => Promise<void> | void)[] = [];
+let cleaning: Promise<void> | null = null;
+const cleanup = () =>
+  (cleaning ??= (async () => {
+    for (const step of undo.reverse()) {
+      try {
+        await step();
+      } catch (error) {
+        console.error('cleanup:', error instanceof Error ? error.message : error);
+      }
+    }
+  })());
+const exitAfterCleanup = (code: number) => void cleanup().finally(() => process.exit(code));
+process.once('SIGINT', () => exitAfterCleanup(130));
+process.once('SIGTERM', () => exitAfterCleanup(143));
+// Bounded even if something hangs: startup, every run, and a margin.
+const budgetMs = (CONNECTIONS.length * 2 * (SECONDS + WARMUP_SECONDS + 15) + 90) * 1000;
+setTimeout(() => {
+  console.error(`bench:http did not finish within ${budgetMs / 1000} s; giving up`);
+  exitAfterCleanup(1);
+}, budgetMs).unref();
+
+main().then(exitAfterCleanup, (error: unknown) => {
+  console.error(error instanceof Error ? error.stack ?? error.message : error);
+  exitAfterCleanup(1);
+});
+
+async function main(): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'kcs-bench-'));
+  undo.push(() => rmSync(dir, { recursive: true, force: true }));
+
+  const redis = await startEmbeddedRedis(dir, { persist: false });
+  undo.push(() => redis.stop());
+
+  const kcs = new ChildTarget<{ type: 'ready'; port: number; key: string; siteId: string; tenant: string }>(
+    'kcs server',
+    new URL('./support/server.ts', import.meta.url),
+    { BENCH_REDIS_URL: redis.url, BENCH_DATA_DIR: dir },
+  );
+  undo.push(() => kcs.stop());
+  const { port, key, siteId, tenant } = await kcs.ready;
+
+  const path = `/api/knowledge/sites/${siteId}`;
+  const headers = { host: `${tenant}.localhost:${port}`, authorization: `Bearer ${key}` };
+  // The request bytes autocannon sends (see autocannon/lib/httpRequestBuilder.js): used once
+  // per target to capture and compare the responses on the wire.
+  const rawRequest = `GET ${path} HTTP/1.1\r\nConnection: keep-alive\r\nhost: ${headers.host}\r\nauthorization: ${headers.authorization}\r\n\r\n`;
+
+  const kcsResponse = parseResponse(await rawExchange(port, rawRequest));
+  if (!kcsResponse.status.startsWith('200 ')) throw new Error(`kcs answered ${kcsResponse.status}: ${kcsResponse.body}`);
+  if ((JSON.parse(kcsResponse.body) as { id?: string }).id !== siteId) throw new Error(`unexpected body: ${kcsResponse.body}`);
+
+  // uWS writes Date, uWebSockets and Content-Length itself, for kcs and the ceiling alike.
+  const automatic = new Set(['date', 'uwebsockets', 'content-length']);
+  const bare = new ChildTarget<{ type: 'ready'; port: number }>('bare uWS', new URL('./support/bare.ts', import.meta.url), {
+    BENCH_RESPONSE: JSON.stringify({
+      status: kcsResponse.status,
+      headers: kcsResponse.headers.filter(([name]) => !automatic.has(name.toLowerCase())),
+      body: kcsResponse.body,
+    }),
+  });
+  undo.push(() => bare.stop());
+  const barePort = (await bare.ready).port;
+
+  // Same bytes on the wire, apart from the Date and the (per-request) X-Request-Id values.
+  const normalise = (raw: string) => raw.replace(/\r\n(Date|X-Request-Id): [^\r]*/gi, '\r\n$1: *');
+  const [kcsRaw, bareRaw] = [await rawExchange(port, rawRequest), await rawExchange(barePort, rawRequest)];
+  if (normalise(kcsRaw) !== normalise(bareRaw)) {
+    throw new Error(`the ceiling's response differs from kcs's:\n--- kcs\n${kcsRaw}\n--- bare\n${bareRaw}`);
+  }
+
+  const pids: Record<string, number | undefined> = { 'kcs': kcs.proc.pid, 'bare uWS': bare.proc.pid, 'redis-server': redis.pid };
+  console.log(
+    `bench:http  ${availableParallelism()} cores, Node ${process.version}, ${redisVersion()}, ` +
+      `${WARMUP_SECONDS} s warm-up + ${SECONDS} s per run, response ${Buffer.byteLength(kcsRaw)} bytes\n` +
+      `GET ${path}  Host: ${headers.host}\n`,
+  );
+
+  const runs: Run[] = [];
+  for (const connections of CONNECTIONS) {
+    for (const [target, targetPort] of [['kcs', port], ['bare uWS', barePort]] as const) {
+      const url = `http://${HOST}:${targetPort}${path}`;
+      await load(url, headers, connections, WARMUP_SECONDS, {});
+      const watched: Record<string, number | undefined> = { 'load generator': process.pid, [target]: pids[target] };
+      if (target === 'kcs') watched['redis-server'] = pids['redis-server'];
+      const run = { target, connections, ...(await load(url, headers, connections, SECONDS, watched)) };
+      runs.push(run);
+      const cpu = Object.entries(run.cpu).map(([name, cores]) => `${name} ${(cores * 100).toFixed(0)}%`).join(', ');
+      console.log(
+        `${target.padEnd(8)} c=${String(connections).padEnd(3)} ${fmt(run.rps, 0).padStart(7)} req/s  ` +
+          `p50 ${fmt(run.p50, 3)} ms  p99 ${fmt(run.p99, 3)} ms  non-2xx ${run.non2xx}  errors ${run.errors}` +
+          (cpu ? `  (CPU ${cpu})` : ''),
+      );
+    }
+  }
+
+  console.log(`\n${table(runs)}`);
+  // Every process here shares the machine's cores: other work running meanwhile skews the figures.
+  const busiest = Math.max(...runs.map((r) => r.cpu.other ?? 0));
+  if (busiest > 0.1) {
+    console.log(
+      `\nnote: other processes took up to ${(busiest * 100).toFixed(0)}% of a core (of ${availableParallelism()}) during a run: ` +
+        'these are not the figures of an otherwise idle machine',
+    );
+  }
+  const failed = runs.filter((r) => r.target === 'kcs' && (r.non2xx > 0 || r.errors > 0));
+  if (failed.length > 0) {
+    console.error(`\nkcs answered non-2xx or failed requests in ${failed.length} run(s): the figures above are not valid`);
+    return 1;
+  }
+  return 0;
+}
+
+/** One autocannon run; latencies are collected here at sub-millisecond resolution (autocannon's own histogram keeps whole ms). */
+async function load(
+  url: string,
+  headers: Record<string, string>,
+  connections: number,
+  seconds: number,
+  watched: Record<string, number | undefined>,
+): Promise<Omit<Run, 'target' | 'connections'>> {
+  const latencies: number[] = [];
+  const cpuBefore = cpuSeconds(watched);
+  const machineBefore = machineBusySeconds();
+  const started = performance.now();
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon({ url, headers, connections, duration: seconds, timeout: 10 }, (error, res) =>
+      error ? reject(error) : resolve(res),
+    );
+    instance.on('response', (_client, status, _bytes, ms) => {
+      if (status >= 200 && status < 300) latencies.push(ms);
+    });
+  });
+  const wall = (performance.now() - started) / 1000;
+  const cpuAfter = cpuSeconds(watched);
+  const machineAfter = machineBusySeconds();
+  const cpu: Record<string, number> = {};
+  for (const name of Object.keys(cpuAfter)) if (name in cpuBefore) cpu[name] = (cpuAfter[name] - cpuBefore[name]) / wall;
+  if (machineBefore !== null && machineAfter !== null) {
+    const ours = Object.values(cpu).reduce((sum, cores) => sum + cores, 0);
+    cpu.other = Math.max(0, (machineAfter - machineBefore) / wall - ours);
+  }
+
+  latencies.sort((a, b) => a - b);
+  const pct = (q: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] : NaN);
+  return {
+    rps: result['2xx'] / result.duration,
+    p50: pct(0.5),
+    p99: pct(0.99),
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    cpu,
+  };
+}
+
+function table(runs: Run[]): string {
+  const ceiling = (c: number) => runs.find((r) => r.target === 'bare uWS' && r.connections === c)?.rps;
+  const rows = runs.map((r) => {
+    const base = ceiling(r.connections);
+    const share = r.target === 'bare uWS' ? 'ceiling' : base ? `${fmt((100 * r.rps) / base, 0)} %` : 'n/a';
+    return `| ${r.target} | ${r.connections} | ${fmt(r.rps, 0)} | ${fmt(r.p50, 3)} | ${fmt(r.p99, 3)} | ${share} |`;
+  });
+  return ['| target | connections | req/s | p50 ms | p99 ms | % of bare ceiling |', '|---|---:|---:|---:|---:|---:|', ...rows].join('\n');
+}
+
+// ---- helpers ----
+
+/** Sends one request on a fresh connection; the complete response (head and Content-Length body). */
+function rawExchange(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, HOST);
+    let data = Buffer.alloc(0);
+    socket.setTimeout(5_000, () => socket.destroy(new Error(`no complete response from port ${port} in 5 s`)));
+    socket.on('connect', () => socket.write(request));
+    socket.on('data', (chunk: Buffer) => {
+      data = Buffer.concat([data, chunk]);
+      const headEnd = data.indexOf('\r\n\r\n');
+      if (headEnd < 0) return;
+      const length = /\r\ncontent-length:\s*(\d+)/i.exec(data.subarray(0, headEnd).toString('latin1'));
+      const total = headEnd + 4 + (length ? Number(length[1]) : 0);
+      if (data.length >= total) {
+        socket.destroy();
+        resolve(data.subarray(0, total).toString('utf8'));
+      }
+    });
+    socket.on('error', reject);
+    socket.on('close', () => reject(new Error(`port ${port} closed the connection before a complete response`)));
+  });
+}
+
+function parseResponse(raw: string): { status: string; headers: [string, string][]; body: string } {
+  const headEnd = raw.indexOf('\r\n\r\n');
+  const [statusLine, ...lines] = raw.slice(0, headEnd).split('\r\n');
+  return {
+    status: statusLine.replace(/^HTTP\/1\.1 /, ''),
+    headers: lines.map((line) => {
+      const colon = line.indexOf(':');
+      return [line.slice(0, colon), line.slice(colon + 1).trim()];
+    }),
+    body: raw.slice(headEnd + 4),
+  };
+}
+
+const CLOCK_TICKS = (() => {
+  const out = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim();
+  return Number(out) > 0 ? Number(out) : 100;
+})();
+
+/** User + system CPU seconds of each process, from /proc (Linux); processes it cannot read are left out. */
+function cpuSeconds(pids: Record<string, number | undefined>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, pid] of Object.entries(pids)) {
+    if (!pid) continue;
+    try {
+      // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out[name] = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    } catch {
+      // not Linux, or the process is gone
+    }
+  }
+  return out;
+}
+
+/** Busy CPU seconds of the whole machine (all cores), from /proc/stat; null where there is none. */
+function machineBusySeconds(): number | null {
+  try {
+    // cpu  user nice system idle iowait irq softirq steal ...
+    const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return (user + nice + system + irq + softirq + (steal || 0)) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+function redisVersion(): string {
+  const out = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout ?? '';
+  return `redis-server ${/v=(\S+)/.exec(out)?.[1] ?? '?'}`;
+}
+
+function positiveInt(raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) {
+    console.error(`BENCH_SECONDS=${JSON.stringify(raw)} must be a positive integer`);
+    process.exit(2);
+  }
+  return Number(raw);
+}
+
+function fmt(value: number, digits: number): string {
+  return Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
+}

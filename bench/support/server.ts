@@ -1,0 +1,28 @@
+// Benchmark child: a kcs server on a free loopback port against the parent's private Redis,
+// with a tenant 'bench', its user, an all-scopes API key and one site.
+// Env: BENCH_REDIS_URL, BENCH_DATA_DIR. Ready message: { port, key, siteId, tenant }.
+import { startServer } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { SCOPES } from '../../src/domain/scopes.js';
+import { createLogger } from '../../src/log.js';
+import { runChild } from './child.js';
+
+runChild(async () => {
+  const redisUrl = process.env.BENCH_REDIS_URL;
+  const dataDir = process.env.BENCH_DATA_DIR;
+  if (!redisUrl || !dataDir) throw new Error('BENCH_REDIS_URL and BENCH_DATA_DIR are required');
+
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', KCS_DATA_DIR: dataDir });
+  const server = await startServer(config, redisUrl, createLogger(config.logLevel, 'kcs-bench'));
+  try {
+    const { tenants, users, apiKeys, sites } = server.services;
+    const tenant = await tenants.create('bench', 'Benchmark tenant');
+    const user = await users.create(tenant.id, 'bench@bench.test', 'Bench');
+    const { key } = await apiKeys.create(tenant.id, { userId: user.id, name: 'bench', scopes: [...SCOPES] });
+    const site = await sites.create(tenant.id, { slug: 'shop', name: 'Benchmark shop', language: 'en', domain: 'shop.example.com' });
+    return { ready: { port: server.port, key, siteId: site.id, tenant: tenant.slug }, close: () => server.close() };
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+});

@@ -1,0 +1,69 @@
+// `kcs admin` against a private redis-server, checked through the HTTP API of a kcs on the same store.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { runCli } from '../helpers/process.js';
+import { startStack, type Stack } from '../helpers/stack.js';
+
+let stack: Stack;
+let env: Record<string, string>;
+before(async () => {
+  stack = await startStack();
+  env = { REDIS_URL: stack.redisUrl, LOG_LEVEL: 'silent' };
+});
+after(() => stack.close());
+
+const admin = async (...args: string[]) => {
+  const run = await runCli(['admin', ...args], env);
+  return { ...run, json: run.code === 0 && run.stdout.trim().startsWith('{') || run.stdout.trim().startsWith('[') ? JSON.parse(run.stdout) : undefined };
+};
+
+test('tenant, user and key lifecycle through the CLI', async () => {
+  const tenant = await admin('tenant', 'create', 'cli-co', '--name', 'CLI Co');
+  assert.equal(tenant.code, 0, tenant.stderr);
+  assert.equal(tenant.json.slug, 'cli-co');
+  assert.deepEqual(tenant.json.settings, { variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0 });
+
+  assert.equal((await admin('tenant', 'create', 'cli-co')).code, 1, 'a taken slug is refused');
+  assert.ok((await admin('tenant', 'list')).json.some((t: { slug: string }) => t.slug === 'cli-co'));
+
+  const user = await admin('user', 'create', '--tenant', 'cli-co', '--email', 'ops@cli.test', '--name', 'Ops');
+  assert.equal(user.code, 0, user.stderr);
+  assert.equal((await admin('user', 'list', '--tenant', 'cli-co')).json.length, 1);
+
+  const created = await admin('key', 'create', '--tenant', 'cli-co', '--user', 'ops@cli.test', '--name', 'ci', '--scopes', 'catalog:read,admin');
+  assert.equal(created.code, 0, created.stderr);
+  assert.match(created.json.key, /^kcs_/);
+  assert.deepEqual(created.json.scopes, ['catalog:read', 'admin']);
+  assert.equal(created.json.digest, undefined, 'the digest is never printed');
+
+  const host = `cli-co.localhost:${stack.port}`;
+  assert.equal((await stack.request('GET', '/api/knowledge/sites', { host, key: created.json.key })).status, 200);
+  assert.equal((await stack.request('POST', '/api/knowledge/sites', { host, key: created.json.key, body: { slug: 'a', name: 'A', language: 'en' } })).status, 403);
+
+  const listed = await admin('key', 'list', '--tenant', 'cli-co');
+  assert.equal(listed.json.length, 1);
+  assert.equal(listed.json[0].key, undefined, 'listing never shows a secret');
+
+  const revoked = await admin('key', 'revoke', '--tenant', 'cli-co', created.json.id);
+  assert.equal(revoked.code, 0, revoked.stderr);
+  assert.equal((await stack.request('GET', '/api/knowledge/sites', { host, key: created.json.key })).status, 401);
+});
+
+test('tenant settings update, validated like the HTTP API', async () => {
+  await admin('tenant', 'create', 'cli-set');
+  const updated = await admin('tenant', 'update', 'cli-set', '--variant-strategy', 'children_only', '--rate-limit', '5');
+  assert.equal(updated.code, 0, updated.stderr);
+  assert.deepEqual(updated.json.settings, { variant_strategy: 'children_only', oauth_open_registration: false, rate_limit_per_s: 5 });
+
+  const bad = await admin('tenant', 'update', 'cli-set', '--variant-strategy', 'nope', '--rate-limit=-1');
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /variant_strategy: Input should be 'all', 'children_only' or 'parents_only'/);
+  assert.match(bad.stderr, /rate_limit_per_s/);
+});
+
+test('usage errors exit 2 with the usage text', async () => {
+  const run = await admin('key', 'create', '--tenant', 'cli-co');
+  assert.equal(run.code, 2);
+  assert.match(run.stderr, /usage: kcs admin/);
+  assert.equal((await admin('--help')).code, 0);
+});
