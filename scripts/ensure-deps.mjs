@@ -7,7 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 const marker = 'node_modules/.package-lock.json';
 const stale = !existsSync(marker) || statSync(marker).mtimeMs < statSync('package-lock.json').mtimeMs;
 if (stale) {
-  process.stderr.write('kcs: installing dependencies (npm ci)…\n');
-  const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { stdio: 'inherit' });
+  process.stderr.write('kcs: installing dependencies (npm install)…\n');
+  const result = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { stdio: 'inherit' });
   process.exit(result.status ?? 1);
 }
