@@ -3,11 +3,13 @@ import { adminRoutes } from './api/admin.js';
 import { categoryRoutes } from './api/categories.js';
 import { Guard } from './api/guard.js';
 import { buildOpenApi } from './api/openapi.js';
+import { productRoutes } from './api/products.js';
 import { siteRoutes } from './api/sites.js';
 import { systemRoutes } from './api/system.js';
 import type { Config } from './config.js';
 import { ApiKeyService } from './domain/apiKeys.js';
 import { CategoryService } from './domain/categories.js';
+import { ProductService, type EmbeddingScheduler } from './domain/products.js';
 import { SiteService } from './domain/sites.js';
 import { TenantService, UserService } from './domain/tenants.js';
 import { parseInput } from './http/input.js';
@@ -15,16 +17,18 @@ import { HttpMetrics } from './http/metrics.js';
 import type { Route, RouteContext } from './http/route.js';
 import { HttpServer } from './http/server.js';
 import type { Logger } from './log.js';
+import { EmbedQueue, noEmbedding } from './queue/embed.js';
 import { MaintenanceQueue, queueConnection } from './queue/maintenance.js';
 import { CategoryRepository } from './store/categories.js';
 import { connectRedis, type Store } from './store/redis.js';
+import { ProductRepository } from './store/products.js';
 import { SiteRepository } from './store/sites.js';
 import { ApiKeyRepository, TenantRepository, UserRepository } from './store/tenants.js';
 
 export const VERSION = '0.1.0';
 
-/** The services of one process, built on one Redis connection. */
-export function createServices(redis: Store, maintenance?: MaintenanceQueue) {
+/** The services of one process, built on one Redis connection (queues only where jobs are sent). */
+export function createServices(redis: Store, maintenance?: MaintenanceQueue, embedding: EmbeddingScheduler = noEmbedding) {
   const tenants = new TenantService(new TenantRepository(redis));
   const users = new UserService(new UserRepository(redis));
   const apiKeys = new ApiKeyService(new ApiKeyRepository(redis), users);
@@ -33,7 +37,8 @@ export function createServices(redis: Store, maintenance?: MaintenanceQueue) {
     await maintenance.schedulePurge(tenantId, siteId);
   });
   const categories = new CategoryService(new CategoryRepository(redis));
-  return { tenants, users, apiKeys, sites, categories };
+  const products = new ProductService(new ProductRepository(redis), embedding);
+  return { tenants, users, apiKeys, sites, categories, products };
 }
 export type Services = ReturnType<typeof createServices>;
 
@@ -46,8 +51,10 @@ export interface RunningServer {
 export async function startServer(config: Config, redisUrl: string, log: Logger): Promise<RunningServer> {
   const redis = connectRedis(redisUrl, {}, (err) => log.warn({ err: err.message }, 'redis connection error'));
   await redis.connect();
-  const maintenance = new MaintenanceQueue(queueConnection(redisUrl));
-  const services = createServices(redis, maintenance);
+  const queues = queueConnection(redisUrl);
+  const maintenance = new MaintenanceQueue(queues);
+  const embedQueue = config.embedding.provider === 'none' ? null : new EmbedQueue(queues);
+  const services = createServices(redis, maintenance, embedQueue ?? noEmbedding);
   const guard = new Guard(config.baseDomain, config.publicScheme, services.tenants, services.apiKeys);
   const metrics = new HttpMetrics();
 
@@ -60,6 +67,7 @@ export async function startServer(config: Config, redisUrl: string, log: Logger)
     }),
     ...siteRoutes(services.sites),
     ...categoryRoutes(services.categories),
+    ...productRoutes(services.products, services.sites),
     ...adminRoutes(services.tenants, services.users, services.apiKeys),
   ];
 
@@ -85,7 +93,8 @@ export async function startServer(config: Config, redisUrl: string, log: Logger)
     services,
     async close() {
       await server.close(config.shutdownGraceMs);
-      await maintenance.close();
+      await Promise.all([maintenance.close(), embedQueue?.close()]);
+      queues.disconnect();
       redis.disconnect();
     },
   };

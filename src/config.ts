@@ -16,7 +16,14 @@ export interface Config {
   /** Create the demo tenant and print a key when the store is empty. */
   bootstrapDemo: boolean;
   shutdownGraceMs: number;
+  embedding: EmbeddingConfig;
 }
+
+/** Which embedder the workers run; `none` stores products with embedding_status "skipped". */
+export type EmbeddingConfig =
+  | { provider: 'local'; batchSize: number }
+  | { provider: 'none'; batchSize: number }
+  | { provider: 'hf'; batchSize: number; model: string; endpointUrl?: string; token?: string; dimension: number; languages: string[] };
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -75,6 +82,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`KCS_BASE_DOMAIN=${JSON.stringify(baseDomain)} must be a domain name such as api.example.com`);
   }
 
+  const provider = oneOf('KCS_EMBEDDER', 'local', ['local', 'hf', 'none'] as const);
+  const batchSize = int('KCS_EMBED_BATCH', 64, 1, 1024);
+  let embedding: EmbeddingConfig = { provider: provider === 'hf' ? 'none' : provider, batchSize };
+  if (provider === 'hf') {
+    const model = env.KCS_HF_MODEL;
+    if (!model) problems.push('KCS_HF_MODEL must name the model when KCS_EMBEDDER=hf, e.g. intfloat/multilingual-e5-small');
+    embedding = {
+      provider: 'hf',
+      batchSize,
+      model: model ?? '',
+      endpointUrl: env.KCS_HF_ENDPOINT_URL || undefined,
+      token: env.HF_TOKEN || undefined,
+      dimension: int('KCS_HF_DIMENSION', 384, 1, 8192),
+      languages: (env.KCS_HF_LANGUAGES || 'en,de').split(',').map((l) => l.trim()).filter(Boolean),
+    };
+  }
+
   const config: Config = {
     port: int('PORT', 8080, 0, 65535),
     host,
@@ -86,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerConcurrency: int('KCS_WORKER_CONCURRENCY', 4, 1, 256),
     bootstrapDemo: bool('KCS_BOOTSTRAP_DEMO', true),
     shutdownGraceMs: int('KCS_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    embedding,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -3,7 +3,7 @@ import type { Config } from '../src/config.js';
 import type { Logger } from '../src/log.js';
 import { queueConnection } from '../src/queue/maintenance.js';
 import { connectRedis } from '../src/store/redis.js';
-import { SiteRepository } from '../src/store/sites.js';
+import { ProductRepository } from '../src/store/products.js';
 import { maintenanceWorker } from './maintenance.js';
 
 export interface RunningWorkers {
@@ -15,7 +15,7 @@ export async function startWorkers(config: Config, redisUrl: string, log: Logger
   await redis.connect();
   // BullMQ leaves a connection it was handed open on close: we own it and close it.
   const connection = queueConnection(redisUrl);
-  const workers = [maintenanceWorker(connection, new SiteRepository(redis), config.workerConcurrency, log)];
+  const workers = [maintenanceWorker(connection, new ProductRepository(redis), config.workerConcurrency, log)];
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   log.info({ queues: workers.map((w) => w.name), concurrency: config.workerConcurrency }, 'workers started');
   return {

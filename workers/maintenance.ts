@@ -3,15 +3,15 @@ import { Worker, type Job } from 'bullmq';
 import type { Logger } from '../src/log.js';
 import type { Redis } from 'ioredis';
 import { MAINTENANCE_QUEUE, QUEUE_PREFIX, type MaintenanceJob } from '../src/queue/maintenance.js';
-import type { SiteRepository } from '../src/store/sites.js';
+import type { ProductRepository } from '../src/store/products.js';
 
-export function maintenanceWorker(connection: Redis, sites: SiteRepository, concurrency: number, log: Logger): Worker<MaintenanceJob> {
+export function maintenanceWorker(connection: Redis, products: ProductRepository, concurrency: number, log: Logger): Worker<MaintenanceJob> {
   const worker = new Worker<MaintenanceJob>(
     MAINTENANCE_QUEUE,
     async (job: Job<MaintenanceJob>) => {
       switch (job.data.kind) {
         case 'purge-site': {
-          const purged = await sites.purgeProducts(job.data.tenantId, job.data.siteId);
+          const purged = await products.purgeSite(job.data.tenantId, job.data.siteId);
           log.info({ job: job.id, tenant: job.data.tenantId, site: job.data.siteId, purged }, 'site purged');
           return { purged };
         }

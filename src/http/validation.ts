@@ -5,6 +5,7 @@
 import { Kind, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, ValueErrorType, type TypeCheck } from '@sinclair/typebox/compiler';
 import { isDateTime, isUuid } from '../schemas/common.js';
+import { decimalIssue, isDecimalSchema } from '../schemas/decimal.js';
 
 import type { ErrorItem, Loc } from '../domain/errors.js';
 
@@ -116,6 +117,11 @@ function walk(schema: TSchema, value: unknown, loc: Loc, source: Source, out: Er
     out.push({ loc, msg, type });
   };
 
+  if (isDecimalSchema(schema)) {
+    const issue = decimalIssue(schema, value);
+    if (issue) push(issue.type, issue.msg);
+    return;
+  }
   if (schema.anyOf) {
     const inner = unwrapNullable(schema);
     if (inner) {

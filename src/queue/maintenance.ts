@@ -8,6 +8,7 @@ export const QUEUE_PREFIX = '{kcs:q}';
 
 export type MaintenanceJob = { kind: 'purge-site'; tenantId: string; siteId: string };
 
+
 /** BullMQ connections must not give up on a command (its blocking reads rely on it). */
 export function queueConnection(redisUrl: string): Redis {
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null, connectionName: 'kcs-queue' });
@@ -18,7 +19,7 @@ export function queueConnection(redisUrl: string): Redis {
 export class MaintenanceQueue {
   private readonly queue: Queue<MaintenanceJob>;
 
-  constructor(private readonly connection: Redis) {
+  constructor(connection: Redis) {
     this.queue = new Queue<MaintenanceJob>(MAINTENANCE_QUEUE, {
       connection,
       prefix: QUEUE_PREFIX,
@@ -33,6 +34,5 @@ export class MaintenanceQueue {
 
   async close(): Promise<void> {
     await this.queue.close();
-    this.connection.disconnect();
   }
 }

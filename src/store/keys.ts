@@ -22,9 +22,23 @@ export const keys = {
   site: (t: string, id: string) => `${tenantPrefix(t)}:site:${id}`,
   siteSlugs: (t: string) => `${tenantPrefix(t)}:sites:by-slug`,
   defaultSite: (t: string) => `${tenantPrefix(t)}:sites:default`,
-  /** Products of one site (list index); filled by the products capability. */
+  /** Products of one site (list index, score = created ms). */
   siteProducts: (t: string, siteId: string) => `${tenantPrefix(t)}:site:${siteId}:products`,
+  /** external_id → product id within one site. */
+  siteExternalIds: (t: string, siteId: string) => `${tenantPrefix(t)}:site:${siteId}:external-ids`,
+  /** A product: hash of doc (JSON), rev, site, ext, pext, sync, synced, texts, thash, estatus, emodel, v:<name>. */
   product: (t: string, id: string) => `${tenantPrefix(t)}:product:${id}`,
+  products: (t: string) => `${tenantPrefix(t)}:products`,
+  productsByLanguage: (t: string, language: string) => `${tenantPrefix(t)}:products:language:${language}`,
+  productsByCategory: (t: string, category: string) => `${tenantPrefix(t)}:products:category:${encodeURIComponent(category)}`,
+  /** external_id → translation_group_id across the tenant's sites. */
+  translationGroups: (t: string) => `${tenantPrefix(t)}:products:translation-groups`,
+  /** Bulk ingest jobs: status hash, per-item results (first write wins), counts, accepted items. */
+  job: (t: string, id: string) => `${tenantPrefix(t)}:job:${id}`,
+  jobResults: (t: string, id: string) => `${tenantPrefix(t)}:job:${id}:results`,
+  jobCounts: (t: string, id: string) => `${tenantPrefix(t)}:job:${id}:counts`,
+  jobItems: (t: string, id: string) => `${tenantPrefix(t)}:job:${id}:items`,
+  jobErrors: (t: string, id: string) => `${tenantPrefix(t)}:job:${id}:errors`,
 
   categories: (t: string) => `${tenantPrefix(t)}:categories`,
   category: (t: string, id: string) => `${tenantPrefix(t)}:category:${id}`,
@@ -34,6 +48,9 @@ export const keys = {
   /** Knowledge entries filed under a category; filled by the knowledge capability. */
   categoryEntries: (t: string, id: string) => `${tenantPrefix(t)}:category:${id}:entries`,
 };
+
+/** Content-addressed embedding cache: model + text → vector (shared by tenants: same text, same vector). */
+export const embeddingCacheKey = (model: string, textHash: string) => `kcs:emb:${model}:${textHash}`;
 
 /** Upper bound of a change stream (approximate trimming). */
 export const CHANGE_STREAM_MAXLEN = 100_000;

@@ -14,6 +14,10 @@ export interface ScriptCommands {
   deleteCategory(...args: (string | number)[]): Promise<number>;
   createUser(...args: (string | number)[]): Promise<number>;
   takeToken(...args: (string | number)[]): Promise<number>;
+  writeProduct(...args: (string | number | Buffer)[]): Promise<[number, string | number]>;
+  touchProduct(...args: (string | number)[]): Promise<number>;
+  deleteProduct(...args: (string | number)[]): Promise<number>;
+  storeVectors(...args: (string | number | Buffer)[]): Promise<number>;
 }
 
 export type Store = Redis & ScriptCommands;

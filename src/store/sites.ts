@@ -66,18 +66,4 @@ export class SiteRepository {
     ]);
     return { sites: items, defaultId };
   }
-
-  /** Removes what a deleted site left behind: its products and their list index. */
-  async purgeProducts(tenantId: string, siteId: string, batch = 500): Promise<number> {
-    const index = keys.siteProducts(tenantId, siteId);
-    let purged = 0;
-    for (;;) {
-      const ids = await this.redis.zrange(index, '0', String(batch - 1));
-      if (ids.length === 0) break;
-      await this.redis.multi().unlink(...ids.map((id) => keys.product(tenantId, id))).zrem(index, ...ids).exec();
-      purged += ids.length;
-    }
-    await this.redis.unlink(index);
-    return purged;
-  }
 }

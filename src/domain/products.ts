@@ -1,0 +1,279 @@
+// Products: upsert by external_id with delta sync (spec §4.1, DESIGN §4), reads, deletes.
+import { createHash, randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import type { Static } from '@sinclair/typebox';
+import type { Product, ProductCreate } from '../schemas/products.js';
+import type { ProductFilter, ProductRecord, ProductRepository, ProductTexts, ProductWrite, StoredProduct } from '../store/products.js';
+import { canonicalDecimal } from './decimal.js';
+import { ConflictError, NotFoundError } from './errors.js';
+
+export type ProductInput = Static<typeof ProductCreate>;
+export type ProductView = Static<typeof Product>;
+export type UpsertResult = 'created' | 'updated' | 'unchanged';
+
+/** Hands products whose texts changed to the embedding workers. */
+export interface EmbeddingScheduler {
+  /** Status a product gets when its texts change: 'pending', or 'skipped' when embedding is off. */
+  readonly initialStatus: 'pending' | 'skipped';
+  schedule(tenantId: string, items: { productId: string; thash: string }[]): Promise<void>;
+}
+
+/** Fields a matching sync_hash still updates: they change without the source data's hash changing. */
+const VOLATILE = [
+  'price_current', 'price_msrp', 'price_special', 'price_on_request', 'currency', 'availability',
+  'rating_average', 'rating_count', 'image_url', 'additional_images', 'product_url',
+] as const;
+
+/** Rounds before giving up on a product other writers keep changing; each lost round backs off a little. */
+const MAX_ATTEMPTS = 200;
+const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(attempt, 20)));
+const decimal = (value: string | number | null | undefined) => (value === null || value === undefined ? null : canonicalDecimal(value));
+
+/** "key: value" lines of a free-form object, in key order, for the generated embedding texts. */
+function describe(record: Record<string, unknown>): string {
+  return Object.keys(record)
+    .sort()
+    .map((key) => {
+      const value = record[key];
+      return `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`;
+    })
+    .join('\n');
+}
+
+export function embeddingTexts(input: ProductInput): ProductTexts {
+  const title = input.title;
+  return {
+    description: input.embedding_text_description ?? [title, input.description].filter(Boolean).join('\n'),
+    properties: input.embedding_text_properties ?? [title, describe(input.properties ?? {})].filter(Boolean).join('\n'),
+    attributes: input.embedding_text_attributes ?? [title, describe(input.attributes ?? {})].filter(Boolean).join('\n'),
+    anchor: input.similarity_text?.trim() ? input.similarity_text : null,
+  };
+}
+
+export const textsHash = (texts: ProductTexts, language: string): string =>
+  createHash('sha256').update(JSON.stringify([language, texts.description, texts.properties, texts.attributes, texts.anchor])).digest('hex');
+
+/** The stored product an input describes (identity and timestamps come from `base`). */
+function buildDoc(input: ProductInput, base: Pick<StoredProduct, 'id' | 'tenant_id' | 'site_id' | 'translation_group_id' | 'created_at' | 'updated_at'>, source: string): StoredProduct {
+  return {
+    id: base.id,
+    tenant_id: base.tenant_id,
+    site_id: base.site_id,
+    external_id: input.external_id ?? null,
+    title: input.title,
+    description: input.description ?? null,
+    short_description: input.short_description ?? null,
+    sku: input.sku ?? null,
+    gtin: input.gtin ?? null,
+    brand: input.brand ?? null,
+    category: input.category ?? null,
+    attributes: input.attributes ?? {},
+    properties: input.properties ?? {},
+    price_current: decimal(input.price_current),
+    price_msrp: decimal(input.price_msrp),
+    price_special: decimal(input.price_special),
+    price_on_request: input.price_on_request ?? false,
+    currency: input.currency ?? 'EUR',
+    image_url: input.image_url ?? null,
+    product_url: input.product_url ?? null,
+    availability: input.availability ?? null,
+    additional_images: input.additional_images ?? [],
+    rating_average: decimal(input.rating_average),
+    rating_count: input.rating_count ?? 0,
+    language: input.language,
+    translation_group_id: base.translation_group_id,
+    is_variant: input.is_variant ?? false,
+    is_parent: input.is_parent ?? false,
+    search_keywords: input.search_keywords ?? [],
+    has_similarity_anchor: Boolean(input.similarity_text?.trim()),
+    source,
+    sync_hash: input.sync_hash ?? null,
+    created_at: base.created_at,
+    updated_at: base.updated_at,
+  };
+}
+
+/** One upsert: the input with where it goes. `id` pins the id of a new product (bulk retries stay idempotent). */
+export interface UpsertRequest {
+  siteId: string;
+  input: ProductInput;
+  source: string;
+  id?: string;
+  jobItem?: { jobId: string; index: number };
+}
+
+export interface UpsertOutcome {
+  id: string;
+  result: UpsertResult;
+  /** True when the texts changed: an embedding job was (or must be) scheduled. */
+  embed: boolean;
+  thash: string;
+}
+
+export class ProductService {
+  constructor(
+    private readonly repo: ProductRepository,
+    private readonly embedding: EmbeddingScheduler,
+  ) {}
+
+  /** Upsert one product (spec §4.1): by external_id within the site, else a new product. */
+  async upsert(tenantId: string, request: UpsertRequest): Promise<UpsertOutcome> {
+    const [outcome] = await this.upsertMany(tenantId, [request]);
+    await this.scheduleEmbeddings(tenantId, [outcome]);
+    return outcome;
+  }
+
+  /**
+   * Upserts in rounds: read every current record in one pipeline, write every change in one
+   * pipeline, and retry only the few that raced with another writer.
+   */
+  async upsertMany(tenantId: string, requests: UpsertRequest[]): Promise<UpsertOutcome[]> {
+    const outcomes: UpsertOutcome[] = new Array(requests.length);
+    const prepared = requests.map((r) => {
+      const texts = embeddingTexts(r.input);
+      return { ...r, texts, thash: textsHash(texts, r.input.language) };
+    });
+    let pending = prepared.map((_, i) => i);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt >= MAX_ATTEMPTS) throw new ConflictError('The product is being changed concurrently; retry');
+      if (attempt > 0) await backoff(attempt);
+      const current = await this.currentRecords(tenantId, pending.map((i) => prepared[i]));
+      const groups = await this.translationGroups(tenantId, pending.map((i) => prepared[i]), current);
+      const now = new Date().toISOString();
+      const writes: { index: number; write: ProductWrite; result: UpsertResult; embed: boolean }[] = [];
+      const touches: { index: number; record: ProductRecord }[] = [];
+
+      pending.forEach((index, k) => {
+        const req = prepared[index];
+        const record = current[k];
+        const id = record?.doc.id ?? req.id ?? randomUUID();
+        if (record && req.input.sync_hash != null && req.input.sync_hash === record.doc.sync_hash) {
+          // Same source data: only the volatile fields (and the sync time) may change.
+          const next: StoredProduct = { ...record.doc };
+          const fresh = buildDoc(req.input, record.doc, req.source);
+          for (const field of VOLATILE) (next as unknown as Record<string, unknown>)[field] = fresh[field];
+          if (isDeepStrictEqual(next, record.doc)) return touches.push({ index, record });
+          next.updated_at = now;
+          writes.push({
+            index, result: 'updated', embed: false,
+            write: { doc: next, parentExternalId: record.parentExternalId, texts: null, thash: record.thash, embeddingStatus: record.embeddingStatus, synced: now, previous: record, jobItem: req.jobItem },
+          });
+          return;
+        }
+        const base = record
+          ? record.doc
+          : { id, tenant_id: tenantId, site_id: req.siteId, translation_group_id: groups[k], created_at: now, updated_at: now };
+        const doc = buildDoc(req.input, base, req.source);
+        const parentExternalId = req.input.parent_external_id ?? null;
+        const textsChanged = !record || record.thash !== req.thash;
+        if (record && !textsChanged && parentExternalId === record.parentExternalId && isDeepStrictEqual(doc, record.doc)) {
+          return touches.push({ index, record });
+        }
+        if (record) doc.updated_at = now;
+        writes.push({
+          index, result: record ? 'updated' : 'created', embed: textsChanged,
+          write: {
+            doc, parentExternalId, texts: req.texts, thash: req.thash,
+            embeddingStatus: textsChanged ? this.embedding.initialStatus : record!.embeddingStatus,
+            synced: now, previous: record, jobItem: req.jobItem,
+          },
+        });
+      });
+
+      const retry: number[] = [];
+      const written = await this.repo.writeMany(tenantId, writes.map((w) => w.write));
+      written.forEach((outcome, k) => {
+        const { index, write, result, embed } = writes[k];
+        if (outcome.kind === 'ok') outcomes[index] = { id: write.doc.id, result, embed, thash: write.thash };
+        else if (outcome.kind === 'external_id_taken' && write.previous) {
+          throw new ConflictError(`Another product of this site has external_id '${write.doc.external_id}'`);
+        } else retry.push(index);
+      });
+      const touched = await Promise.all(touches.map((t) => this.repo.touch(tenantId, t.record, now, prepared[t.index].jobItem)));
+      touched.forEach((ok, k) => {
+        const { index, record } = touches[k];
+        if (ok) outcomes[index] = { id: record.doc.id, result: 'unchanged', embed: false, thash: record.thash };
+        else retry.push(index);
+      });
+      pending = retry;
+    }
+    return outcomes;
+  }
+
+  async scheduleEmbeddings(tenantId: string, outcomes: UpsertOutcome[]): Promise<void> {
+    const items = outcomes.filter((o) => o.embed).map((o) => ({ productId: o.id, thash: o.thash }));
+    if (items.length > 0 && this.embedding.initialStatus === 'pending') await this.embedding.schedule(tenantId, items);
+  }
+
+  /** PUT: a full replace of an existing product (external_id may change; a taken one is a 409). */
+  async replace(tenantId: string, id: string, input: ProductInput, source: string): Promise<UpsertOutcome> {
+    const record = await this.repo.get(tenantId, id);
+    if (!record) throw new NotFoundError('Product not found');
+    if (input.external_id && input.external_id !== record.doc.external_id) {
+      const owner = await this.repo.idByExternalId(tenantId, record.doc.site_id, input.external_id);
+      if (owner && owner !== id) throw new ConflictError(`Another product of this site has external_id '${input.external_id}'`);
+    }
+    return this.upsert(tenantId, { siteId: record.doc.site_id, input, source, id });
+  }
+
+  async get(tenantId: string, id: string): Promise<ProductView> {
+    const [view] = await this.views(tenantId, [id.toLowerCase()]);
+    if (!view) throw new NotFoundError('Product not found');
+    return view;
+  }
+
+  async list(tenantId: string, filter: ProductFilter, offset: number, limit: number): Promise<{ items: ProductView[]; total: number }> {
+    const { ids, total } = await this.repo.page(tenantId, filter, offset, limit);
+    return { items: (await this.views(tenantId, ids)).filter((v): v is ProductView => v !== null), total };
+  }
+
+  async delete(tenantId: string, id: string): Promise<void> {
+    const record = await this.repo.get(tenantId, id.toLowerCase());
+    if (!record || !(await this.repo.delete(tenantId, record.doc))) throw new NotFoundError('Product not found');
+  }
+
+  async deleteByExternalId(tenantId: string, siteId: string, externalId: string): Promise<void> {
+    const id = await this.repo.idByExternalId(tenantId, siteId, externalId);
+    if (!id) throw new NotFoundError('Product not found');
+    await this.delete(tenantId, id);
+  }
+
+  /** Response views in the order of `ids`; null for a missing product. */
+  async views(tenantId: string, ids: string[]): Promise<(ProductView | null)[]> {
+    const records = await this.repo.getMany(tenantId, ids);
+    const parents = await this.repo.parentIds(
+      tenantId,
+      records.map((r) => ({ siteId: r?.doc.site_id ?? '', parentExternalId: r?.parentExternalId ?? null })),
+    );
+    return records.map((record, i) => (record ? toView(record, parents[i]) : null));
+  }
+
+  private currentRecords(tenantId: string, requests: (UpsertRequest & { id?: string })[]): Promise<(ProductRecord | null)[]> {
+    return Promise.all(
+      requests.map(async (r) => {
+        const id = r.input.external_id ? await this.repo.idByExternalId(tenantId, r.siteId, r.input.external_id) : r.id;
+        return id ? this.repo.get(tenantId, id) : null;
+      }),
+    );
+  }
+
+  /** The translation group of each new product: the tenant's group for its external_id, or a new one. */
+  private async translationGroups(tenantId: string, requests: UpsertRequest[], current: (ProductRecord | null)[]): Promise<(string | null)[]> {
+    return Promise.all(
+      requests.map(async (r, k) => {
+        if (current[k] || !r.input.external_id) return current[k]?.doc.translation_group_id ?? null;
+        return (await this.repo.translationGroup(tenantId, r.input.external_id)) ?? randomUUID();
+      }),
+    );
+  }
+}
+
+function toView(record: ProductRecord, parentId: string | null): ProductView {
+  const doc = record.doc;
+  return {
+    ...doc,
+    parent_product_id: parentId === doc.id ? null : parentId,
+    last_synced_at: record.synced,
+    embedding_status: record.embeddingStatus as ProductView['embedding_status'],
+  };
+}

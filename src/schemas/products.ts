@@ -1,0 +1,146 @@
+import { Type } from '@sinclair/typebox';
+import { DECIMAL_PATTERN } from '../domain/decimal.js';
+import { DateTime, Nullable, Pagination, StringEnum, Uuid } from './common.js';
+import { Decimal, type DecimalOptions } from './decimal.js';
+
+/** A price or rating: a JSON number or a decimal string (spec pattern), or null. */
+const NullableDecimal = (options: DecimalOptions = {}) => Nullable(Decimal(options));
+
+const FreeObject = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
+const OptionalNullableString = (options: { maxLength?: number; description?: string } = {}) =>
+  Type.Optional(Nullable(Type.String(options)));
+
+export const ProductCreate = Type.Object(
+  {
+    external_id: OptionalNullableString({ maxLength: 200, description: 'The upsert key within a site' }),
+    title: Type.String({ minLength: 1 }),
+    description: OptionalNullableString(),
+    short_description: OptionalNullableString(),
+    sku: OptionalNullableString({ maxLength: 100 }),
+    gtin: OptionalNullableString({ maxLength: 50, description: 'GTIN/EAN barcode' }),
+    brand: OptionalNullableString({ maxLength: 200 }),
+    category: OptionalNullableString(),
+    attributes: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { default: {} })),
+    properties: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { default: {} })),
+    price_current: Type.Optional(NullableDecimal()),
+    price_msrp: Type.Optional(NullableDecimal()),
+    price_special: Type.Optional(NullableDecimal()),
+    price_on_request: Type.Optional(Type.Boolean({ default: false })),
+    currency: Type.Optional(Type.String({ maxLength: 3, default: 'EUR' })),
+    image_url: OptionalNullableString(),
+    additional_images: Type.Optional(Type.Array(Type.String(), { default: [] })),
+    product_url: OptionalNullableString(),
+    availability: OptionalNullableString({ maxLength: 50 }),
+    rating_average: Type.Optional(NullableDecimal({ minimum: 0, maximum: 5 })),
+    rating_count: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    language: Type.String({ minLength: 2, maxLength: 5 }),
+    parent_external_id: OptionalNullableString({ description: 'external_id of the parent product (for variants)' }),
+    is_variant: Type.Optional(Type.Boolean({ default: false })),
+    is_parent: Type.Optional(Type.Boolean({ default: false })),
+    similarity_text: OptionalNullableString({ description: 'Anchor text for the find-related path' }),
+    search_keywords: Type.Optional(Type.Array(Type.String(), { default: [] })),
+    embedding_text_description: OptionalNullableString(),
+    embedding_text_properties: OptionalNullableString(),
+    embedding_text_attributes: OptionalNullableString(),
+    sync_hash: OptionalNullableString({ maxLength: 64 }),
+  },
+  { $id: 'ProductCreate' },
+);
+
+const DecimalOut = Nullable(Type.String({ pattern: DECIMAL_PATTERN }));
+
+export const EMBEDDING_STATUSES = ['pending', 'ready', 'failed', 'skipped'] as const;
+
+export const Product = Type.Object(
+  {
+    id: Uuid(),
+    tenant_id: Uuid(),
+    site_id: Uuid(),
+    external_id: Nullable(Type.String()),
+    title: Type.String(),
+    description: Nullable(Type.String()),
+    short_description: Nullable(Type.String()),
+    sku: Nullable(Type.String()),
+    gtin: Nullable(Type.String()),
+    brand: Nullable(Type.String()),
+    category: Nullable(Type.String()),
+    attributes: FreeObject('Free-form attributes'),
+    properties: FreeObject('Free-form properties'),
+    price_current: DecimalOut,
+    price_msrp: DecimalOut,
+    price_special: DecimalOut,
+    price_on_request: Type.Boolean(),
+    currency: Type.String(),
+    image_url: Nullable(Type.String()),
+    product_url: Nullable(Type.String()),
+    availability: Nullable(Type.String()),
+    additional_images: Type.Array(Type.String()),
+    rating_average: DecimalOut,
+    rating_count: Type.Integer(),
+    language: Type.String(),
+    translation_group_id: Nullable(Uuid()),
+    parent_product_id: Nullable(Uuid()),
+    is_variant: Type.Boolean(),
+    is_parent: Type.Boolean(),
+    search_keywords: Type.Array(Type.String()),
+    has_similarity_anchor: Type.Boolean(),
+    source: Type.String(),
+    sync_hash: Nullable(Type.String()),
+    last_synced_at: Nullable(DateTime()),
+    created_at: DateTime(),
+    updated_at: DateTime(),
+    embedding_status: StringEnum(EMBEDDING_STATUSES),
+  },
+  { $id: 'Product' },
+);
+
+export const SiteQuery = Type.Object({ site_id: Type.String({ minLength: 1, maxLength: 100, description: 'Site UUID or slug' }) });
+
+export const ProductListQuery = Type.Object({
+  site_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Site UUID or slug' })),
+  language: Type.Optional(Type.String({ minLength: 2, maxLength: 5 })),
+  category: Type.Optional(Type.String()),
+  limit: Type.Optional(Pagination.limit),
+  offset: Type.Optional(Pagination.offset),
+});
+
+export const ProductIdParams = Type.Object({ product_id: Uuid() });
+
+export const ProductDeleteQuery = Type.Object({
+  site_id: Type.String({ minLength: 1, maxLength: 100, description: 'Site UUID or slug' }),
+  external_id: Type.String({ minLength: 1, maxLength: 200 }),
+});
+
+export const BulkAccepted = Type.Object(
+  {
+    job_id: Uuid(),
+    accepted: Type.Integer(),
+    rejected: Type.Integer(),
+    errors: Type.Array(Type.Object({ index: Type.Integer(), detail: Type.Array(Type.Unknown()) })),
+  },
+  { $id: 'BulkAccepted' },
+);
+
+export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
+
+export const IngestJob = Type.Object(
+  {
+    id: Uuid(),
+    status: StringEnum(JOB_STATUSES),
+    total: Type.Integer(),
+    counts: Type.Object({
+      created: Type.Integer(), updated: Type.Integer(), unchanged: Type.Integer(), failed: Type.Integer(), rejected: Type.Integer(),
+    }),
+    errors: Type.Array(Type.Object({ index: Type.Integer(), detail: Type.Unknown() })),
+    embedding: Type.Object({ pending: Type.Integer(), done: Type.Integer(), failed: Type.Integer() }),
+    created_at: DateTime(),
+    finished_at: Nullable(DateTime()),
+  },
+  { $id: 'IngestJob' },
+);
+
+export const JobIdParams = Type.Object({ job_id: Uuid() });
+export const JobWaitQuery = Type.Object({
+  wait: Type.Optional(Type.Boolean({ default: false, description: 'Answer once the items are stored (up to 60 s)' })),
+});
+
