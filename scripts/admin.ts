@@ -4,8 +4,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Services } from '../src/app.js';
 import { ConflictError, InvalidError, NotFoundError } from '../src/domain/errors.js';
 import { SCOPES } from '../src/domain/scopes.js';
-import type { MaintenanceQueue } from '../src/queue/maintenance.js';
-import { validate } from '../src/http/validation.js';
+import { validate } from '../src/schemas/validate.js';
 import { TenantSettingsUpdate } from '../src/schemas/tenants.js';
 import { ApiKeyCreate, UserCreate } from '../src/schemas/users.js';
 import { connectRedis, type Store } from '../src/store/redis.js';
@@ -23,7 +22,7 @@ Connects to REDIS_URL, or to the embedded server of KCS_DATA_DIR (started for th
 
 export interface AdminConnection {
   url: string;
-  createServices: (redis: Store, maintenance?: MaintenanceQueue) => Services;
+  createServices: (redis: Store) => Services;
   stop: () => Promise<void>;
 }
 

@@ -1,5 +1,6 @@
 // The composition root of `kcs serve`: stores, services, routes, and the request pipeline.
 import { adminRoutes } from './api/admin.js';
+import { bulkRoutes } from './api/bulk.js';
 import { categoryRoutes } from './api/categories.js';
 import { Guard } from './api/guard.js';
 import { buildOpenApi } from './api/openapi.js';
@@ -9,6 +10,7 @@ import { systemRoutes } from './api/system.js';
 import type { Config } from './config.js';
 import { ApiKeyService } from './domain/apiKeys.js';
 import { CategoryService } from './domain/categories.js';
+import { IngestService } from './domain/ingest.js';
 import { ProductService, type EmbeddingScheduler } from './domain/products.js';
 import { SiteService } from './domain/sites.js';
 import { TenantService, UserService } from './domain/tenants.js';
@@ -18,9 +20,11 @@ import type { Route, RouteContext } from './http/route.js';
 import { HttpServer } from './http/server.js';
 import type { Logger } from './log.js';
 import { EmbedQueue, noEmbedding } from './queue/embed.js';
+import { IngestQueue } from './queue/ingest.js';
 import { MaintenanceQueue, queueConnection } from './queue/maintenance.js';
 import { CategoryRepository } from './store/categories.js';
 import { connectRedis, type Store } from './store/redis.js';
+import { JobRepository } from './store/jobs.js';
 import { ProductRepository } from './store/products.js';
 import { SiteRepository } from './store/sites.js';
 import { ApiKeyRepository, TenantRepository, UserRepository } from './store/tenants.js';
@@ -28,19 +32,58 @@ import { ApiKeyRepository, TenantRepository, UserRepository } from './store/tena
 export const VERSION = '0.1.0';
 
 /** The services of one process, built on one Redis connection (queues only where jobs are sent). */
-export function createServices(redis: Store, maintenance?: MaintenanceQueue, embedding: EmbeddingScheduler = noEmbedding) {
+export function createServices(redis: Store, queues: Partial<Queues> = {}) {
+  const embedding: EmbeddingScheduler = queues.embed ?? noEmbedding;
   const tenants = new TenantService(new TenantRepository(redis));
   const users = new UserService(new UserRepository(redis));
   const apiKeys = new ApiKeyService(new ApiKeyRepository(redis), users);
   const sites = new SiteService(new SiteRepository(redis), async (tenantId, siteId) => {
-    if (!maintenance) throw new Error('no maintenance queue in this process');
-    await maintenance.schedulePurge(tenantId, siteId);
+    if (!queues.maintenance) throw new Error('no maintenance queue in this process');
+    await queues.maintenance.schedulePurge(tenantId, siteId);
   });
   const categories = new CategoryService(new CategoryRepository(redis));
   const products = new ProductService(new ProductRepository(redis), embedding);
-  return { tenants, users, apiKeys, sites, categories, products };
+  const jobs = new JobRepository(redis);
+  const ingest = new IngestService(
+    jobs,
+    products,
+    async (tenantId, jobId) => {
+      if (!queues.ingest) throw new Error('no ingest queue in this process');
+      await queues.ingest.add(tenantId, jobId);
+    },
+    queues.embed
+      ? async (tenantId, jobId, items) => {
+          await jobs.count(tenantId, jobId, 'embed_scheduled', items.length);
+          await queues.embed!.schedule(tenantId, items, jobId);
+        }
+      : null,
+  );
+  return { tenants, users, apiKeys, sites, categories, products, ingest, jobs };
 }
 export type Services = ReturnType<typeof createServices>;
+
+export interface Queues {
+  maintenance: MaintenanceQueue;
+  embed: EmbedQueue | null;
+  ingest: IngestQueue;
+}
+
+/** The queues of one process on one connection; `close` closes them and the connection. */
+export function openQueues(redisUrl: string, config: Config): Queues & { close(): Promise<void> } {
+  const connection = queueConnection(redisUrl);
+  const queues = {
+    maintenance: new MaintenanceQueue(connection),
+    embed: config.embedding.provider === 'none' ? null : new EmbedQueue(connection),
+    ingest: new IngestQueue(connection),
+  };
+  return {
+    ...queues,
+    async close() {
+      await Promise.all([queues.maintenance.close(), queues.embed?.close(), queues.ingest.close()]);
+      connection.disconnect();
+    },
+  };
+}
 
 export interface RunningServer {
   port: number;
@@ -51,10 +94,8 @@ export interface RunningServer {
 export async function startServer(config: Config, redisUrl: string, log: Logger): Promise<RunningServer> {
   const redis = connectRedis(redisUrl, {}, (err) => log.warn({ err: err.message }, 'redis connection error'));
   await redis.connect();
-  const queues = queueConnection(redisUrl);
-  const maintenance = new MaintenanceQueue(queues);
-  const embedQueue = config.embedding.provider === 'none' ? null : new EmbedQueue(queues);
-  const services = createServices(redis, maintenance, embedQueue ?? noEmbedding);
+  const queues = openQueues(redisUrl, config);
+  const services = createServices(redis, queues);
   const guard = new Guard(config.baseDomain, config.publicScheme, services.tenants, services.apiKeys);
   const metrics = new HttpMetrics();
 
@@ -68,6 +109,7 @@ export async function startServer(config: Config, redisUrl: string, log: Logger)
     ...siteRoutes(services.sites),
     ...categoryRoutes(services.categories),
     ...productRoutes(services.products, services.sites),
+    ...bulkRoutes(services.ingest, services.sites),
     ...adminRoutes(services.tenants, services.users, services.apiKeys),
   ];
 
@@ -93,8 +135,7 @@ export async function startServer(config: Config, redisUrl: string, log: Logger)
     services,
     async close() {
       await server.close(config.shutdownGraceMs);
-      await Promise.all([maintenance.close(), embedQueue?.close()]);
-      queues.disconnect();
+      await queues.close();
       redis.disconnect();
     },
   };

@@ -1,9 +1,15 @@
 // `kcs worker`: every BullMQ worker of the service in one process.
+import type { Worker } from 'bullmq';
+import { createServices, openQueues } from '../src/app.js';
 import type { Config } from '../src/config.js';
+import { createEmbedder } from '../src/embed/index.js';
 import type { Logger } from '../src/log.js';
 import { queueConnection } from '../src/queue/maintenance.js';
-import { connectRedis } from '../src/store/redis.js';
 import { ProductRepository } from '../src/store/products.js';
+import { connectRedis } from '../src/store/redis.js';
+import { VectorRepository } from '../src/store/vectors.js';
+import { embedWorker } from './embed.js';
+import { ingestWorker } from './ingest.js';
 import { maintenanceWorker } from './maintenance.js';
 
 export interface RunningWorkers {
@@ -13,14 +19,25 @@ export interface RunningWorkers {
 export async function startWorkers(config: Config, redisUrl: string, log: Logger): Promise<RunningWorkers> {
   const redis = connectRedis(redisUrl, { connectionName: 'kcs-worker' });
   await redis.connect();
+  // Ingest schedules embeddings: the worker process sends jobs as well as taking them.
+  const queues = openQueues(redisUrl, config);
+  const services = createServices(redis, queues);
   // BullMQ leaves a connection it was handed open on close: we own it and close it.
   const connection = queueConnection(redisUrl);
-  const workers = [maintenanceWorker(connection, new ProductRepository(redis), config.workerConcurrency, log)];
+  const workers: Worker[] = [
+    maintenanceWorker(connection, new ProductRepository(redis), config.workerConcurrency, log),
+    ingestWorker(connection, services.ingest, services.jobs, Math.min(config.workerConcurrency, 2), log),
+  ];
+  const embedder = createEmbedder(config.embedding);
+  if (embedder) {
+    workers.push(embedWorker(connection, embedder, new VectorRepository(redis), services.jobs, config.embedding.batchSize, log));
+  }
   await Promise.all(workers.map((w) => w.waitUntilReady()));
-  log.info({ queues: workers.map((w) => w.name), concurrency: config.workerConcurrency }, 'workers started');
+  log.info({ queues: workers.map((w) => w.name), embedder: embedder?.modelId ?? 'none' }, 'workers started');
   return {
     async close() {
       await Promise.all(workers.map((w) => w.close()));
+      await queues.close();
       connection.disconnect();
       redis.disconnect();
     },

@@ -4,7 +4,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { ErrorItem } from '../domain/errors.js';
 import { HttpError } from './errors.js';
 import type { IncomingRequest, Route } from './route.js';
-import { validate, type Source } from './validation.js';
+import { validate, type Source } from '../schemas/validate.js';
 
 export interface ParsedInput {
   params: unknown;

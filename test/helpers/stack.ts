@@ -56,13 +56,14 @@ export interface Stack {
 
 let tenantCounter = 0;
 
-export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
+/** `workers: false` leaves the queues to workers the test runs itself (e.g. a `kcs worker` process). */
+export async function startStack(env: Record<string, string> = {}, options: { workers?: boolean } = {}): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'kcs-test-'));
   const redis: EmbeddedRedis = await startEmbeddedRedis(dir, { persist: false });
   const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', KCS_DATA_DIR: dir, KCS_SHUTDOWN_GRACE_MS: '2000', ...env });
   const log = createLogger(config.logLevel, 'kcs-test');
   const server: RunningServer = await startServer(config, redis.url, log);
-  const workers: RunningWorkers = await startWorkers(config, redis.url, log);
+  const workers: RunningWorkers | null = options.workers === false ? null : await startWorkers(config, redis.url, log);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const port = server.port;
 
@@ -117,7 +118,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     async close() {
       agent.destroy();
       await server.close();
-      await workers.close();
+      await workers?.close();
       await redis.stop();
       rmSync(dir, { recursive: true, force: true });
     },

@@ -4,8 +4,8 @@
 // value the handler sees: defaults filled in, unknown keys dropped (Pydantic's default).
 import { Kind, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, ValueErrorType, type TypeCheck } from '@sinclair/typebox/compiler';
-import { isDateTime, isUuid } from '../schemas/common.js';
-import { decimalIssue, isDecimalSchema } from '../schemas/decimal.js';
+import { isDateTime, isUuid } from './common.js';
+import { decimalIssue, isDecimalSchema } from './decimal.js';
 
 import type { ErrorItem, Loc } from '../domain/errors.js';
 

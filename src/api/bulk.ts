@@ -1,0 +1,83 @@
+// Bulk import: NDJSON or a JSON array in, 202 with the job out; job status under /jobs.
+import type { IngestService } from '../domain/ingest.js';
+import { MAX_BULK_ITEMS } from '../domain/ingest.js';
+import type { SiteService } from '../domain/sites.js';
+import { HttpError } from '../http/errors.js';
+import { defineRoute, json, type IncomingRequest, type Route } from '../http/route.js';
+import { BulkAccepted, IngestJob, JobIdParams, JobWaitQuery, SiteQuery } from '../schemas/products.js';
+import { Type } from '@sinclair/typebox';
+import type { ItemError } from '../store/jobs.js';
+import { sourceOf } from './products.js';
+
+export const BULK_BODY_LIMIT = 32 * 1024 * 1024;
+const WAIT_MS = 60_000;
+
+/** Items of an NDJSON (one JSON value per non-blank line) or JSON-array body; unparsable lines are item errors. */
+export function parseBulkBody(req: IncomingRequest): { items: unknown[]; parseErrors: ItemError[] } {
+  const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  const text = req.body.toString('utf8');
+  if (type === 'application/json') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      const position = /position (\d+)/.exec(String((error as Error).message));
+      throw new HttpError(422, [{ loc: ['body', position ? Number(position[1]) : 0], msg: 'JSON decode error', type: 'json_invalid' }]);
+    }
+    if (!Array.isArray(parsed)) throw new HttpError(422, [{ loc: ['body'], msg: 'Input should be a valid list', type: 'list_type' }]);
+    return { items: checkCount(parsed), parseErrors: [] };
+  }
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  checkCount(lines);
+  const parseErrors: ItemError[] = [];
+  const items = lines.map((line, index) => {
+    try {
+      return JSON.parse(line) as unknown;
+    } catch {
+      parseErrors.push({ index, detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] });
+      return undefined;
+    }
+  });
+  return { items, parseErrors };
+}
+
+function checkCount<T>(items: T[]): T[] {
+  if (items.length > MAX_BULK_ITEMS) throw new HttpError(413, `A bulk request holds at most ${MAX_BULK_ITEMS} items; this one has ${items.length}`);
+  return items;
+}
+
+export function bulkRoutes(ingest: IngestService, sites: SiteService): Route[] {
+  return [
+    defineRoute({
+      method: 'POST', path: '/api/knowledge/products/bulk', tags: ['products'], summary: 'Bulk upsert products (NDJSON or JSON array)',
+      description: `Up to ${MAX_BULK_ITEMS} items and 32 MiB. Every item is checked now: invalid ones are listed in errors ` +
+        '(index 0-based; detail is the 422 detail list of that item) and never block valid ones. The valid ones are written ' +
+        'by the ingest workers with the same rules as the single upsert. With wait=true the answer is 200 with the job once ' +
+        'its items are stored (up to 60 s).',
+      auth: { scopes: ['catalog:write'] },
+      query: Type.Composite([SiteQuery, JobWaitQuery]),
+      bodyKind: 'raw',
+      contentTypes: ['application/x-ndjson', 'application/json'],
+      maxBodyBytes: BULK_BODY_LIMIT,
+      responses: { 202: { description: 'Accepted', schema: BulkAccepted }, 200: { description: 'With wait=true: the job', schema: IngestJob } },
+      handler: async ({ tenant, query, req }) => {
+        const siteId = await sites.resolveId(tenant.id, query.site_id);
+        const { items, parseErrors } = parseBulkBody(req);
+        const accepted = await ingest.accept(tenant.id, siteId, items, parseErrors, sourceOf(req, 'bulk'));
+        if (query.wait) return json(200, await ingest.waitFor(tenant.id, accepted.job_id, WAIT_MS));
+        return json(202, accepted);
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/knowledge/jobs/:job_id', tags: ['products'], summary: 'Progress of a bulk import',
+      description: 'Status queued|running|completed|failed, item counts, item errors and embedding progress. ' +
+        'wait=true answers once the items are stored (up to 60 s). Needs catalog:write: the job is the receipt of a write.',
+      auth: { scopes: ['catalog:write'] },
+      params: JobIdParams,
+      query: JobWaitQuery,
+      responses: { 200: { description: 'The job', schema: IngestJob } },
+      handler: async ({ tenant, params, query }) =>
+        json(200, query.wait ? await ingest.waitFor(tenant.id, params.job_id, WAIT_MS) : await ingest.view(tenant.id, params.job_id)),
+    }),
+  ];
+}

@@ -1,0 +1,30 @@
+// The `ingest` BullMQ queue: one job per accepted bulk request.
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { QUEUE_PREFIX } from './maintenance.js';
+
+export const INGEST_QUEUE = 'ingest';
+export interface IngestJob {
+  tenantId: string;
+  jobId: string;
+}
+
+export class IngestQueue {
+  private readonly queue: Queue<IngestJob>;
+
+  constructor(connection: Redis) {
+    this.queue = new Queue<IngestJob>(INGEST_QUEUE, {
+      connection,
+      prefix: QUEUE_PREFIX,
+      defaultJobOptions: { attempts: 10, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: 1000, removeOnFail: 5000 },
+    });
+  }
+
+  async add(tenantId: string, jobId: string): Promise<void> {
+    await this.queue.add('bulk', { tenantId, jobId }, { jobId: `ingest.${tenantId}.${jobId}` });
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}

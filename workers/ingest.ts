@@ -1,0 +1,27 @@
+// BullMQ entry point of the `ingest` queue: writes the accepted items of a bulk request.
+import { Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { IngestService } from '../src/domain/ingest.js';
+import type { Logger } from '../src/log.js';
+import { INGEST_QUEUE, type IngestJob } from '../src/queue/ingest.js';
+import { QUEUE_PREFIX } from '../src/queue/maintenance.js';
+import type { JobRepository } from '../src/store/jobs.js';
+
+export function ingestWorker(connection: Redis, ingest: IngestService, jobs: JobRepository, concurrency: number, log: Logger): Worker<IngestJob> {
+  const worker = new Worker<IngestJob>(
+    INGEST_QUEUE,
+    async (job: Job<IngestJob>) => {
+      const started = performance.now();
+      await ingest.run(job.data.tenantId, job.data.jobId);
+      log.info({ job: job.data.jobId, tenant: job.data.tenantId, ms: Math.round(performance.now() - started) }, 'bulk import stored');
+    },
+    // A long import must not be taken for stalled while it runs; it renews its lock meanwhile.
+    { connection, prefix: QUEUE_PREFIX, concurrency, lockDuration: 60_000 },
+  );
+  worker.on('failed', (job, error) => {
+    if (!job) return;
+    log.warn({ job: job.data.jobId, attempt: job.attemptsMade, err: error.message }, 'bulk import failed');
+    if (job.attemptsMade >= (job.opts.attempts ?? 1)) void jobs.setStatus(job.data.tenantId, job.data.jobId, 'failed');
+  });
+  return worker;
+}
