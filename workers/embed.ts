@@ -6,7 +6,7 @@ import { MicroBatcher } from '../src/embed/batcher.js';
 import type { Embedder } from '../src/embed/embedder.js';
 import type { Logger } from '../src/log.js';
 import { EMBED_ATTEMPTS, EMBED_QUEUE, type EmbedJob } from '../src/queue/embed.js';
-import { QUEUE_PREFIX } from '../src/queue/maintenance.js';
+import { QUEUE_PREFIX } from '../src/queue/connection.js';
 import type { JobRepository } from '../src/store/jobs.js';
 import type { VectorRepository } from '../src/store/vectors.js';
 

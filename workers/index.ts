@@ -4,7 +4,7 @@ import { createServices, openQueues } from '../src/app.js';
 import type { Config } from '../src/config.js';
 import { createEmbedder } from '../src/embed/index.js';
 import type { Logger } from '../src/log.js';
-import { queueConnection } from '../src/queue/maintenance.js';
+import { queueConnection } from '../src/queue/connection.js';
 import { ProductRepository } from '../src/store/products.js';
 import { connectRedis } from '../src/store/redis.js';
 import { VectorRepository } from '../src/store/vectors.js';

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { IngestService } from '../src/domain/ingest.js';
 import type { Logger } from '../src/log.js';
 import { INGEST_QUEUE, type IngestJob } from '../src/queue/ingest.js';
-import { QUEUE_PREFIX } from '../src/queue/maintenance.js';
+import { QUEUE_PREFIX } from '../src/queue/connection.js';
 import type { JobRepository } from '../src/store/jobs.js';
 
 export function ingestWorker(connection: Redis, ingest: IngestService, jobs: JobRepository, concurrency: number, log: Logger): Worker<IngestJob> {

@@ -2,7 +2,8 @@
 import { Worker, type Job } from 'bullmq';
 import type { Logger } from '../src/log.js';
 import type { Redis } from 'ioredis';
-import { MAINTENANCE_QUEUE, QUEUE_PREFIX, type MaintenanceJob } from '../src/queue/maintenance.js';
+import { QUEUE_PREFIX } from '../src/queue/connection.js';
+import { MAINTENANCE_QUEUE, type MaintenanceJob } from '../src/queue/maintenance.js';
 import type { ProductRepository } from '../src/store/products.js';
 
 export function maintenanceWorker(connection: Redis, products: ProductRepository, concurrency: number, log: Logger): Worker<MaintenanceJob> {

@@ -3,6 +3,7 @@ import type { IngestService } from '../domain/ingest.js';
 import { MAX_BULK_ITEMS } from '../domain/ingest.js';
 import type { SiteService } from '../domain/sites.js';
 import { HttpError } from '../http/errors.js';
+import { jsonDecodeError } from '../http/input.js';
 import { defineRoute, json, type IncomingRequest, type Route } from '../http/route.js';
 import { BulkAccepted, IngestJob, JobIdParams, JobWaitQuery, SiteQuery } from '../schemas/products.js';
 import { Type } from '@sinclair/typebox';
@@ -21,8 +22,7 @@ export function parseBulkBody(req: IncomingRequest): { items: unknown[]; parseEr
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      const position = /position (\d+)/.exec(String((error as Error).message));
-      throw new HttpError(422, [{ loc: ['body', position ? Number(position[1]) : 0], msg: 'JSON decode error', type: 'json_invalid' }]);
+      throw new HttpError(422, [jsonDecodeError(error)]);
     }
     if (!Array.isArray(parsed)) throw new HttpError(422, [{ loc: ['body'], msg: 'Input should be a valid list', type: 'list_type' }]);
     return { items: checkCount(parsed), parseErrors: [] };

@@ -251,7 +251,8 @@ export class ProductService {
   private currentRecords(tenantId: string, requests: (UpsertRequest & { id?: string })[]): Promise<(ProductRecord | null)[]> {
     return Promise.all(
       requests.map(async (r) => {
-        const id = r.input.external_id ? await this.repo.idByExternalId(tenantId, r.siteId, r.input.external_id) : r.id;
+        // By external_id first; else the pinned id (a PUT, or a bulk item being retried).
+        const id = (r.input.external_id ? await this.repo.idByExternalId(tenantId, r.siteId, r.input.external_id) : null) ?? r.id;
         return id ? this.repo.get(tenantId, id) : null;
       }),
     );

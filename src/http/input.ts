@@ -57,10 +57,15 @@ function readBody(route: Route, req: IncomingRequest, errors: ErrorItem[]): unkn
   try {
     return JSON.parse(text);
   } catch (error) {
-    const position = /position (\d+)/.exec(String((error as Error).message));
-    errors.push({ loc: ['body', position ? Number(position[1]) : 0], msg: 'JSON decode error', type: 'json_invalid' });
+    errors.push(jsonDecodeError(error));
     return NO_BODY;
   }
+}
+
+/** A JSON.parse failure as FastAPI reports it: loc ['body', <character position>]. */
+export function jsonDecodeError(error: unknown): ErrorItem {
+  const position = /position (\d+)/.exec(String((error as Error).message));
+  return { loc: ['body', position ? Number(position[1]) : 0], msg: 'JSON decode error', type: 'json_invalid' };
 }
 
 function requireContentType(route: Route, req: IncomingRequest): void {

@@ -1,8 +1,8 @@
 // The `embed` BullMQ queue: one job per product whose texts changed, deduplicated by text hash.
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { EmbeddingScheduler } from '../domain/products.js';
-import { QUEUE_PREFIX } from './maintenance.js';
+import { newQueue } from './connection.js';
 
 export const EMBED_QUEUE = 'embed';
 
@@ -22,11 +22,7 @@ export class EmbedQueue implements EmbeddingScheduler {
   private readonly queue: Queue<EmbedJob>;
 
   constructor(connection: Redis) {
-    this.queue = new Queue<EmbedJob>(EMBED_QUEUE, {
-      connection,
-      prefix: QUEUE_PREFIX,
-      defaultJobOptions: { attempts: EMBED_ATTEMPTS, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: 10_000 },
-    });
+    this.queue = newQueue<EmbedJob>(EMBED_QUEUE, connection, { attempts: EMBED_ATTEMPTS, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: 10_000 });
   }
 
   async schedule(tenantId: string, items: { productId: string; thash: string }[], ingestJobId?: string): Promise<void> {

@@ -1,7 +1,7 @@
 // The `ingest` BullMQ queue: one job per accepted bulk request.
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { QUEUE_PREFIX } from './maintenance.js';
+import { newQueue } from './connection.js';
 
 export const INGEST_QUEUE = 'ingest';
 export interface IngestJob {
@@ -13,11 +13,7 @@ export class IngestQueue {
   private readonly queue: Queue<IngestJob>;
 
   constructor(connection: Redis) {
-    this.queue = new Queue<IngestJob>(INGEST_QUEUE, {
-      connection,
-      prefix: QUEUE_PREFIX,
-      defaultJobOptions: { attempts: 10, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: 1000, removeOnFail: 5000 },
-    });
+    this.queue = newQueue<IngestJob>(INGEST_QUEUE, connection, { attempts: 10, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: 1000, removeOnFail: 5000 });
   }
 
   async add(tenantId: string, jobId: string): Promise<void> {
