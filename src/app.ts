@@ -2,6 +2,7 @@
 import { adminRoutes } from './api/admin.js';
 import { bulkRoutes } from './api/bulk.js';
 import { categoryRoutes } from './api/categories.js';
+import { knowledgeRoutes } from './api/knowledge.js';
 import { Guard } from './api/guard.js';
 import { buildOpenApi } from './api/openapi.js';
 import { productRoutes } from './api/products.js';
@@ -10,7 +11,9 @@ import { systemRoutes } from './api/system.js';
 import type { Config } from './config.js';
 import { ApiKeyService } from './domain/apiKeys.js';
 import { CategoryService } from './domain/categories.js';
+import { AuditLog } from './domain/audit.js';
 import { IngestService } from './domain/ingest.js';
+import { KnowledgeService } from './domain/knowledge.js';
 import { ProductService, type EmbeddingScheduler } from './domain/products.js';
 import { SiteService } from './domain/sites.js';
 import { TenantService, UserService } from './domain/tenants.js';
@@ -19,13 +22,14 @@ import { HttpMetrics } from './http/metrics.js';
 import type { Route, RouteContext } from './http/route.js';
 import { HttpServer } from './http/server.js';
 import type { Logger } from './log.js';
-import { EmbedQueue, noEmbedding } from './queue/embed.js';
+import { EmbedQueue, noEmbedding, noEntryEmbedding } from './queue/embed.js';
 import { IngestQueue } from './queue/ingest.js';
 import { queueConnection } from './queue/connection.js';
 import { MaintenanceQueue } from './queue/maintenance.js';
 import { CategoryRepository } from './store/categories.js';
 import { connectRedis, type Store } from './store/redis.js';
 import { JobRepository } from './store/jobs.js';
+import { EntryRepository } from './store/knowledge.js';
 import { ProductRepository } from './store/products.js';
 import { SiteRepository } from './store/sites.js';
 import { ApiKeyRepository, TenantRepository, UserRepository } from './store/tenants.js';
@@ -59,7 +63,10 @@ export function createServices(redis: Store, queues: Partial<Queues> = {}) {
         }
       : null,
   );
-  return { tenants, users, apiKeys, sites, categories, products, ingest, jobs };
+  const entries = new EntryRepository(redis);
+  const knowledge = new KnowledgeService(entries, queues.embed ?? noEntryEmbedding);
+  const audit = new AuditLog(entries);
+  return { tenants, users, apiKeys, sites, categories, products, ingest, jobs, knowledge, audit };
 }
 export type Services = ReturnType<typeof createServices>;
 
@@ -111,7 +118,8 @@ export async function startServer(config: Config, redisUrl: string, log: Logger)
     ...categoryRoutes(services.categories),
     ...productRoutes(services.products, services.sites),
     ...bulkRoutes(services.ingest, services.sites),
-    ...adminRoutes(services.tenants, services.users, services.apiKeys),
+    ...knowledgeRoutes(services.knowledge),
+    ...adminRoutes(services.tenants, services.users, services.apiKeys, services.audit),
   ];
 
   const server = new HttpServer(

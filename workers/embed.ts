@@ -1,5 +1,5 @@
-// BullMQ entry point of the `embed` queue: vectors for each product text, batched across jobs,
-// served from the content-addressed cache where the same text was embedded before.
+// BullMQ entry point of the `embed` queue: vectors for each text of a product or knowledge entry,
+// batched across jobs, served from the content-addressed cache where the same text was embedded before.
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { MicroBatcher } from '../src/embed/batcher.js';
@@ -10,7 +10,11 @@ import { QUEUE_PREFIX } from '../src/queue/connection.js';
 import type { JobRepository } from '../src/store/jobs.js';
 import type { VectorRepository } from '../src/store/vectors.js';
 
-const VECTOR_NAMES = ['description', 'properties', 'attributes', 'anchor'] as const;
+/** The texts each kind of document is embedded from (see ProductTexts and EntryTexts). */
+const VECTOR_NAMES = {
+  product: ['description', 'properties', 'attributes', 'anchor'],
+  entry: ['content', 'anchor'],
+} as const;
 
 export function embedWorker(
   connection: Redis, embedder: Embedder, vectors: VectorRepository, jobs: JobRepository, batchSize: number, log: Logger,
@@ -18,20 +22,21 @@ export function embedWorker(
   const batcher = new MicroBatcher(embedder, batchSize);
 
   const process = async (job: Job<EmbedJob>): Promise<string> => {
-    const { tenantId, productId, thash, ingestJobId } = job.data;
-    const current = await vectors.productTexts(tenantId, productId);
+    const { tenantId, thash, ingestJobId } = job.data;
+    const target = { kind: job.data.kind ?? 'product', id: job.data.id } as const;
+    const names = VECTOR_NAMES[target.kind];
+    const current = await vectors.texts(tenantId, target);
     let outcome = 'stale';
-    // Texts changed (a newer job carries them) or the product is gone: nothing to embed.
+    // Texts changed (a newer job carries them) or the document is gone: nothing to embed.
     if (current && current.thash === thash) {
-      const named = VECTOR_NAMES.map((name) => ({ name, text: current.texts[name] }));
-      const texts = named.filter((n): n is { name: (typeof VECTOR_NAMES)[number]; text: string } => Boolean(n.text));
+      const texts = names.flatMap((name) => (current.texts[name] ? [{ name: name as string, text: current.texts[name]! }] : []));
       const cached = await vectors.cached(embedder.modelId, texts.map((t) => t.text));
       const misses = texts.filter((_, i) => !cached[i]);
       const computed = await batcher.embed(misses.map((m) => m.text));
       await vectors.cache(embedder.modelId, misses.map((m, i) => ({ text: m.text, vector: computed[i] })));
-      const byName: Record<string, Float32Array | null> = Object.fromEntries(VECTOR_NAMES.map((n) => [n, null]));
+      const byName: Record<string, Float32Array | null> = Object.fromEntries(names.map((n) => [n, null]));
       texts.forEach((t, i) => (byName[t.name] = cached[i] ?? computed[misses.indexOf(t)]));
-      outcome = (await vectors.store(tenantId, productId, thash, embedder.modelId, byName)) ? 'stored' : 'stale';
+      outcome = (await vectors.store(tenantId, target, thash, embedder.modelId, byName)) ? 'stored' : 'stale';
     }
     if (ingestJobId) await jobs.count(tenantId, ingestJobId, 'embed_done', 1);
     return outcome;
@@ -42,9 +47,9 @@ export function embedWorker(
     if (!job) return;
     log.warn({ job: job.id, attempt: job.attemptsMade, err: error.message }, 'embedding failed');
     if (job.attemptsMade < EMBED_ATTEMPTS) return;
-    const { tenantId, productId, thash, ingestJobId } = job.data;
+    const { tenantId, thash, ingestJobId } = job.data;
     void Promise.all([
-      vectors.markFailed(tenantId, productId, thash),
+      vectors.markFailed(tenantId, { kind: job.data.kind ?? 'product', id: job.data.id }, thash),
       ingestJobId ? jobs.count(tenantId, ingestJobId, 'embed_failed', 1) : undefined,
     ]).catch((err: unknown) => log.error({ err }, 'could not record a failed embedding'));
   });

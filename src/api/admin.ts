@@ -6,11 +6,23 @@ import { defineRoute, json, noContent, type Route } from '../http/route.js';
 import { Pagination } from '../schemas/common.js';
 import { TenantSettings, TenantSettingsUpdate } from '../schemas/tenants.js';
 import { ApiKey, ApiKeyCreate, ApiKeyCreated, KeyIdParams, User, UserCreate } from '../schemas/users.js';
+import { AuditEvent, AuditQuery } from '../schemas/knowledge.js';
+import type { AuditLog } from '../domain/audit.js';
 
 const admin = { scopes: ['admin' as const] };
 
-export function adminRoutes(tenants: TenantService, users: UserService, apiKeys: ApiKeyService): Route[] {
+export function adminRoutes(tenants: TenantService, users: UserService, apiKeys: ApiKeyService, audit: AuditLog): Route[] {
   return [
+    defineRoute({
+      method: 'GET', path: '/api/knowledge/audit', tags: ['audit'], summary: 'The audit log, newest first',
+      description: 'Every create, update and delete of a knowledge entry with its user, credential, OAuth client id and ' +
+        'X-Audit-Source. Filter by entity (entity_type + entity_id: its last 1000 events); page with before=<event id>.',
+      auth: admin,
+      query: AuditQuery,
+      responses: { 200: { description: 'Events', schema: Type.Array(AuditEvent) } },
+      handler: async ({ tenant, query }) =>
+        json(200, await audit.events(tenant.id, query.entity_id ? { type: query.entity_type ?? 'knowledge_entry', id: query.entity_id.toLowerCase() } : null, query.before ?? null, query.limit ?? 50)),
+    }),
     defineRoute({
       method: 'GET', path: '/api/knowledge/settings', tags: ['settings'], summary: "Read the tenant's settings",
       auth: admin,

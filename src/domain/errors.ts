@@ -12,6 +12,13 @@ export class NotFoundError extends Error {}
 export class ConflictError extends Error {}
 export class PreconditionFailedError extends Error {}
 
+/** The caller lacks a scope for this particular write (e.g. a visibility above its ceiling). */
+export class ForbiddenError extends Error {
+  constructor(message: string, readonly requiredScope: string) {
+    super(message);
+  }
+}
+
 export class InvalidError extends Error {
   constructor(readonly errors: ErrorItem[]) {
     super(errors.map((e) => e.msg).join('; '));

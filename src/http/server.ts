@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import uWS from 'uWebSockets.js';
 import type { Logger } from '../log.js';
-import { ConflictError, InvalidError, NotFoundError, PreconditionFailedError } from '../domain/errors.js';
+import { ConflictError, ForbiddenError, InvalidError, NotFoundError, PreconditionFailedError } from '../domain/errors.js';
 import { isUnavailable } from '../store/redis.js';
 import { HttpError } from './errors.js';
 import type { HttpMetrics } from './metrics.js';
@@ -181,6 +181,9 @@ export function errorReply(error: unknown): Reply {
   if (error instanceof NotFoundError) return { status: 404, body: { detail: error.message } };
   if (error instanceof ConflictError) return { status: 409, body: { detail: error.message } };
   if (error instanceof PreconditionFailedError) return { status: 412, body: { detail: error.message } };
+  if (error instanceof ForbiddenError) {
+    return { status: 403, body: { detail: error.message }, headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${error.requiredScope}"` } };
+  }
   if (isUnavailable(error)) {
     return { status: 503, body: { detail: 'The data store is unavailable; retry shortly' }, headers: { 'Retry-After': '1' } };
   }

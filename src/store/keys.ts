@@ -45,8 +45,24 @@ export const keys = {
   categoryParents: (t: string) => `${tenantPrefix(t)}:categories:parent`,
   /** Children of a category; `root` holds the top-level ones. */
   categoryChildren: (t: string, parentId: string | null) => `${tenantPrefix(t)}:category:${parentId ?? 'root'}:children`,
-  /** Knowledge entries filed under a category; filled by the knowledge capability. */
+  /** Knowledge entries filed under a category (zset, score = created ms). */
   categoryEntries: (t: string, id: string) => `${tenantPrefix(t)}:category:${id}:entries`,
+
+  /** A knowledge entry: hash of doc (JSON), rev (= version), texts, thash, estatus, emodel, v:<name>. */
+  entry: (t: string, id: string) => `${tenantPrefix(t)}:entry:${id}`,
+  /** Non-personal entries by visibility; personal ones by owner. Scores are created ms. */
+  entriesByVisibility: (t: string, visibility: string) => `${tenantPrefix(t)}:entries:visibility:${visibility}`,
+  entriesByOwner: (t: string, userId: string) => `${tenantPrefix(t)}:entries:owner:${userId}`,
+  entriesByType: (t: string, type: string) => `${tenantPrefix(t)}:entries:type:${type}`,
+  entriesByProject: (t: string, projectId: string) => `${tenantPrefix(t)}:entries:project:${projectId}`,
+  entriesByLayer: (t: string, layer: string) => `${tenantPrefix(t)}:entries:layer:${encodeURIComponent(layer)}`,
+  /** Entries with an expiry (memory), score = expires ms. */
+  entriesExpiring: (t: string) => `${tenantPrefix(t)}:entries:expiring`,
+  entriesTmp: (t: string, id: string) => `${tenantPrefix(t)}:entries:tmp:${id}`,
+
+  /** The tenant's audit log, and the recent events of one entity. */
+  audit: (t: string) => `${tenantPrefix(t)}:audit`,
+  auditOf: (t: string, entityType: string, id: string) => `${tenantPrefix(t)}:audit:${entityType}:${id}`,
 };
 
 /** Content-addressed embedding cache: model + text → vector (shared by tenants: same text, same vector). */

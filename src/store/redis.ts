@@ -4,7 +4,10 @@ import { Redis, type RedisOptions } from 'ioredis';
 
 const LUA_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
 
-/** The Lua scripts of store/lua, each named `<command>-<number of keys>.lua`, defined once by name. */
+/**
+ * The Lua scripts of store/lua, each named `<command>-<number of keys>.lua` and defined once by
+ * name; a script named `<command>.lua` takes a varying number of keys, passed first on each call.
+ */
 export interface ScriptCommands {
   createSite(...args: (string | number)[]): Promise<number>;
   updateSite(...args: (string | number)[]): Promise<number>;
@@ -18,6 +21,8 @@ export interface ScriptCommands {
   touchProduct(...args: (string | number)[]): Promise<number>;
   deleteProduct(...args: (string | number)[]): Promise<number>;
   storeVectors(...args: (string | number | Buffer)[]): Promise<number>;
+  writeEntry(numberOfKeys: number, ...args: (string | number)[]): Promise<[number, number?]>;
+  deleteEntry(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
 }
 
 export type Store = Redis & ScriptCommands;
@@ -34,9 +39,10 @@ export function connectRedis(url: string, options: RedisOptions = {}, onError: (
   });
   redis.on('error', onError);
   for (const file of readdirSync(LUA_DIR)) {
-    const match = /^(\w+)-(\d+)\.lua$/.exec(file);
+    const match = /^(\w+?)(?:-(\d+))?\.lua$/.exec(file);
     if (!match) continue;
-    redis.defineCommand(match[1], { numberOfKeys: Number(match[2]), lua: readFileSync(LUA_DIR + file, 'utf8') });
+    const lua = readFileSync(LUA_DIR + file, 'utf8');
+    redis.defineCommand(match[1], match[2] === undefined ? { lua } : { numberOfKeys: Number(match[2]), lua });
   }
   return redis as Store;
 }

@@ -1,9 +1,18 @@
-// Vectors of products: the texts to embed, the content-addressed cache, and the guarded store.
+// Vectors of products and knowledge entries: the texts to embed, the content-addressed cache,
+// and the guarded store.
 import { createHash } from 'node:crypto';
 import { fromBytes, toBytes } from '../embed/embedder.js';
 import { embeddingCacheKey, keys } from './keys.js';
 import type { Store } from './redis.js';
-import type { ProductTexts } from './products.js';
+
+/** A document that carries vectors. */
+export interface VectorTarget {
+  kind: 'product' | 'entry';
+  id: string;
+}
+
+const docKey = (tenantId: string, target: VectorTarget) =>
+  target.kind === 'entry' ? keys.entry(tenantId, target.id) : keys.product(tenantId, target.id);
 
 const CACHE_TTL_SECONDS = 30 * 24 * 3600;
 export const textKey = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -11,10 +20,10 @@ export const textKey = (text: string) => createHash('sha256').update(text).diges
 export class VectorRepository {
   constructor(private readonly redis: Store) {}
 
-  /** The product's current texts and their hash; null when it is gone. */
-  async productTexts(tenantId: string, productId: string): Promise<{ texts: ProductTexts; thash: string } | null> {
-    const [texts, thash] = await this.redis.hmget(keys.product(tenantId, productId), 'texts', 'thash');
-    return texts && thash ? { texts: JSON.parse(texts) as ProductTexts, thash } : null;
+  /** The document's current texts (name → text or null) and their hash; null when it is gone. */
+  async texts(tenantId: string, target: VectorTarget): Promise<{ texts: Record<string, string | null>; thash: string } | null> {
+    const [texts, thash] = await this.redis.hmget(docKey(tenantId, target), 'texts', 'thash');
+    return texts && thash ? { texts: JSON.parse(texts) as Record<string, string | null>, thash } : null;
   }
 
   async cached(model: string, texts: string[]): Promise<(Float32Array | null)[]> {
@@ -30,15 +39,15 @@ export class VectorRepository {
     await pipeline.exec();
   }
 
-  /** Stores the vectors if the product's texts are still those they were computed for. */
-  async store(tenantId: string, productId: string, thash: string, model: string, vectors: Record<string, Float32Array | null>): Promise<boolean> {
+  /** Stores the vectors if the document's texts are still those they were computed for. */
+  async store(tenantId: string, target: VectorTarget, thash: string, model: string, vectors: Record<string, Float32Array | null>): Promise<boolean> {
     const pairs = Object.entries(vectors).flatMap(([name, v]) => [`v:${name}`, v ? toBytes(v) : '']);
-    return (await this.redis.storeVectors(keys.product(tenantId, productId), thash, model, ...pairs)) === 1;
+    return (await this.redis.storeVectors(docKey(tenantId, target), thash, model, ...pairs)) === 1;
   }
 
   /** Marks the embedding failed, unless newer texts are already on their way. */
-  async markFailed(tenantId: string, productId: string, thash: string): Promise<void> {
-    const key = keys.product(tenantId, productId);
+  async markFailed(tenantId: string, target: VectorTarget, thash: string): Promise<void> {
+    const key = docKey(tenantId, target);
     if ((await this.redis.hget(key, 'thash')) === thash) await this.redis.hset(key, 'estatus', 'failed');
   }
 }

@@ -591,34 +591,58 @@ describe('DELETE /sites/{site_id}', () => {
     const own = await stack.tenant();
     const [doomed, kept] = await createInOrder(own, 2);
     const tid = own.tenant.id;
+    const PRODUCTS = '/api/knowledge/products';
     const redis = new Redis(stack.redisUrl);
     try {
-      const seed = async (siteId: string, count: number) => {
-        const ids = Array.from({ length: count }, () => randomUUID());
-        const multi = redis.multi();
-        ids.forEach((id, i) => {
-          multi.set(keys.product(tid, id), JSON.stringify({ id, tenant_id: tid, site_id: siteId, title: `P${i}`, language: 'en' }));
-          multi.zadd(keys.siteProducts(tid, siteId), Date.now() + i, id);
-        });
-        await multi.exec();
+      const seed = async (siteSlug: string, count: number): Promise<string[]> => {
+        const ids: string[] = [];
+        for (let i = 0; i < count; i++) {
+          const res = await own.request('POST', `${PRODUCTS}?site_id=${siteSlug}`, {
+            body: { external_id: `ext-${i}`, title: `P${i}`, language: 'en' },
+          });
+          assert.equal(res.status, 201, res.text);
+          ids.push(res.body.id);
+        }
         return ids;
       };
-      const doomedIds = await seed(doomed.id, 7);
-      const keptIds = await seed(kept.id, 2);
-      const doomedKeys = [...doomedIds.map((id) => keys.product(tid, id)), keys.siteProducts(tid, doomed.id)];
-      const keptKeys = [...keptIds.map((id) => keys.product(tid, id)), keys.siteProducts(tid, kept.id)];
-      assert.equal(await redis.exists(...doomedKeys), doomedKeys.length);
+      const doomedIds = await seed(doomed.slug, 7);
+      const keptIds = await seed(kept.slug, 2);
+      const doomedKeys = doomedIds.map((id) => keys.product(tid, id));
+      const keptKeys = keptIds.map((id) => keys.product(tid, id));
+      assert.equal(await redis.exists(...doomedKeys, ...keptKeys), doomedKeys.length + keptKeys.length);
 
       assert.equal((await own.request('DELETE', `${SITES}/${doomed.id}`)).status, 204);
 
-      let left = doomedKeys.length;
+      const keptListed = async () => {
+        const res = await own.request('GET', `${PRODUCTS}?site_id=${kept.slug}`);
+        assert.equal(res.status, 200, res.text);
+        return (res.body as any[]).map((p) => p.id).sort();
+      };
+      const doomedAnswering = async () => {
+        const statuses = await Promise.all(doomedIds.map(async (id) => (await own.request('GET', `${PRODUCTS}/${id}`)).status));
+        return statuses.filter((s) => s !== 404).length;
+      };
+      let keysLeft = doomedKeys.length;
+      let answering = doomedIds.length;
       for (const deadline = Date.now() + 5000; Date.now() < deadline; await delay(50)) {
-        left = await redis.exists(...doomedKeys);
-        if (left === 0) break;
+        keysLeft = await redis.exists(...doomedKeys);
+        answering = await doomedAnswering();
+        if (keysLeft === 0 && answering === 0) break;
       }
-      assert.equal(left, 0, 'the deleted site still has product keys after 5 s');
+      assert.equal(answering, 0, "the deleted site's products still answer after 5 s");
+      assert.equal(keysLeft, 0, 'the deleted site still has product keys after 5 s');
+      assert.equal(await redis.exists(keys.siteProducts(tid, doomed.id), keys.siteExternalIds(tid, doomed.id)), 0);
+
+      // The other site's products are all still there, listed and readable.
+      assert.deepEqual(await keptListed(), [...keptIds].sort());
       assert.equal(await redis.exists(...keptKeys), keptKeys.length);
-      assert.equal(await redis.zcard(keys.siteProducts(tid, kept.id)), keptIds.length);
+      for (const id of keptIds) assert.equal((await own.request('GET', `${PRODUCTS}/${id}`)).status, 200);
+      assertError(await own.request('GET', `${PRODUCTS}?site_id=${doomed.id}`), 404);
+      // The tenant-wide list no longer counts the purged products.
+      const all = await own.request('GET', `${PRODUCTS}?limit=200`);
+      assert.equal(all.status, 200, all.text);
+      assert.equal(all.headers['x-total-count'], String(keptIds.length));
+      assert.deepEqual((all.body as any[]).map((p) => p.id).sort(), [...keptIds].sort());
     } finally {
       redis.disconnect();
     }

@@ -1,13 +1,13 @@
 -- Delete a category that has no children and no knowledge entries.
 -- KEYS: category doc, categories zset, parent hash, own children set, parent's children set,
---       own entries set, change stream
+--       own entries zset, change stream
 -- ARGV: id, expected json, stream maxlen
 -- Returns 1 deleted, 0 missing, -1 has children, -2 changed meanwhile, -4 has entries.
 local current = redis.call('GET', KEYS[1])
 if not current then return 0 end
 if current ~= ARGV[2] then return -2 end
 if redis.call('SCARD', KEYS[4]) > 0 then return -1 end
-if redis.call('SCARD', KEYS[6]) > 0 then return -4 end
+if redis.call('ZCARD', KEYS[6]) > 0 then return -4 end
 redis.call('DEL', KEYS[1], KEYS[4])
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])

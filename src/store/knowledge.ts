@@ -1,0 +1,177 @@
+// Knowledge entries in Redis: a hash per entry, list indexes per filter dimension, an expiry
+// index, and the audit log; pages for any filter combination come from one MULTI.
+import { randomUUID } from 'node:crypto';
+import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
+import type { Store } from './redis.js';
+
+export interface StoredEntry {
+  id: string;
+  tenant_id: string;
+  title: string;
+  content: string;
+  category_id: string;
+  visibility: string;
+  summary: string | null;
+  layer: string | null;
+  tags: string[];
+  type: string;
+  language: string;
+  metadata: Record<string, unknown>;
+  source: string;
+  source_reference: string | null;
+  similarity_text: string | null;
+  search_keywords: string[];
+  project_ids: string[] | null;
+  translation_group_id: string;
+  workspace_id: string | null;
+  created_by_user_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EntryRecord {
+  doc: StoredEntry;
+  version: number;
+  embeddingStatus: string;
+  embeddingModel: string | null;
+  thash: string;
+}
+
+export interface AuditActor {
+  userId: string | null;
+  credentialId: string | null;
+  clientId: string | null;
+  source: string;
+}
+
+export interface EntryTexts {
+  content: string;
+  anchor: string | null;
+}
+
+/** The list indexes an entry belongs to. */
+function indexKeys(t: string, doc: StoredEntry): string[] {
+  return [
+    doc.visibility === 'personal' ? keys.entriesByOwner(t, doc.created_by_user_id ?? 'none') : keys.entriesByVisibility(t, doc.visibility),
+    keys.entriesByType(t, doc.type),
+    keys.categoryEntries(t, doc.category_id),
+    ...(doc.layer !== null ? [keys.entriesByLayer(t, doc.layer)] : []),
+    ...(doc.project_ids ?? []).map((p) => keys.entriesByProject(t, p)),
+  ];
+}
+
+export const expiresAtMs = (doc: StoredEntry): number | null => {
+  const at = doc.type === 'memory' ? doc.metadata.expires_at : null;
+  return typeof at === 'string' ? Date.parse(at) : null;
+};
+
+const RECORD_FIELDS = ['doc', 'rev', 'estatus', 'emodel', 'thash'] as const;
+function toRecord(values: (string | null)[]): EntryRecord | null {
+  const [doc, rev, estatus, emodel, thash] = values;
+  if (doc === null || rev === null) return null;
+  return { doc: JSON.parse(doc) as StoredEntry, version: Number(rev), embeddingStatus: estatus ?? 'pending', embeddingModel: emodel || null, thash: thash ?? '' };
+}
+
+export interface EntryPageQuery {
+  /** Index sets whose union is what the caller may see (visibility ceiling and own personal entries). */
+  visible: string[];
+  /** Index sets every result must be in (filters). */
+  required: string[];
+  includeExpired: boolean;
+  offset: number;
+  limit: number;
+}
+
+export class EntryRepository {
+  constructor(private readonly redis: Store) {}
+
+  async get(tenantId: string, id: string): Promise<EntryRecord | null> {
+    return toRecord(await this.redis.hmget(keys.entry(tenantId, id), ...RECORD_FIELDS));
+  }
+
+  async getMany(tenantId: string, ids: string[]): Promise<(EntryRecord | null)[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hmget(keys.entry(tenantId, id), ...RECORD_FIELDS);
+    return ((await pipeline.exec()) ?? []).map(([error, values]) => {
+      if (error) throw error;
+      return toRecord(values as (string | null)[]);
+    });
+  }
+
+  /** Writes when the entry is still at `previous` (null: create). 'stale' means retry; 'no_category' a 422. */
+  async write(
+    tenantId: string, doc: StoredEntry, previous: EntryRecord | null, texts: EntryTexts, thash: string, embeddingStatus: string, actor: AuditActor,
+  ): Promise<{ kind: 'ok'; version: number } | { kind: 'stale' | 'no_category' }> {
+    const t = tenantId;
+    const leave = previous ? indexKeys(t, previous.doc) : [];
+    const join = indexKeys(t, doc);
+    const expires = expiresAtMs(doc);
+    const textFields = !previous || previous.thash !== thash ? ['texts', JSON.stringify(texts), 'thash', thash, 'estatus', embeddingStatus] : [];
+    const allKeys = [
+      keys.entry(t, doc.id), keys.changes(t), keys.audit(t), keys.auditOf(t, 'knowledge_entry', doc.id),
+      keys.entriesExpiring(t), keys.category(t, doc.category_id), ...leave, ...join,
+    ];
+    const [code, version] = await this.redis.writeEntry(
+      allKeys.length, ...allKeys,
+      doc.id, previous ? String(previous.version) : '', Date.parse(doc.created_at), leave.length, expires === null ? '' : expires,
+      previous ? 'update' : 'create', actor.userId ?? '', actor.credentialId ?? '', actor.clientId ?? '', actor.source, CHANGE_STREAM_MAXLEN,
+      'doc', JSON.stringify(doc), ...textFields,
+    );
+    if (code === 1) return { kind: 'ok', version: version! };
+    return { kind: code === -1 ? 'no_category' : 'stale' };
+  }
+
+  async delete(tenantId: string, record: EntryRecord, actor: AuditActor): Promise<'ok' | 'missing' | 'stale'> {
+    const t = tenantId;
+    const allKeys = [
+      keys.entry(t, record.doc.id), keys.changes(t), keys.audit(t), keys.auditOf(t, 'knowledge_entry', record.doc.id),
+      keys.entriesExpiring(t), ...indexKeys(t, record.doc),
+    ];
+    const result = await this.redis.deleteEntry(
+      allKeys.length, ...allKeys,
+      record.doc.id, String(record.version), actor.userId ?? '', actor.credentialId ?? '', actor.clientId ?? '', actor.source, CHANGE_STREAM_MAXLEN,
+    );
+    return result === 1 ? 'ok' : result === 0 ? 'missing' : 'stale';
+  }
+
+  /**
+   * A page of entry ids in (created_at, id) order and the total: the union of the visible sets,
+   * intersected with the filters, less the expired entries — in one MULTI on short-lived keys.
+   */
+  async page(tenantId: string, q: EntryPageQuery): Promise<{ ids: string[]; total: number }> {
+    if (q.visible.length === 0) return { ids: [], total: 0 };
+    const tmp = (name: string) => keys.entriesTmp(tenantId, `${randomUUID()}:${name}`);
+    const visible = tmp('visible');
+    const filtered = q.required.length > 0 ? tmp('filtered') : visible;
+    const live = q.includeExpired ? filtered : tmp('live');
+    const expired = tmp('expired');
+    const multi = this.redis.multi();
+    multi.zunionstore(visible, q.visible.length, ...q.visible);
+    if (q.required.length > 0) {
+      multi.zinterstore(filtered, 1 + q.required.length, visible, ...q.required, 'WEIGHTS', '1', ...q.required.map(() => '0'));
+    }
+    if (!q.includeExpired) {
+      multi.zrangestore(expired, keys.entriesExpiring(tenantId), '-inf', String(Date.now()), 'BYSCORE');
+      multi.zdiffstore(live, 2, filtered, expired);
+    }
+    multi.zrange(live, String(q.offset), String(q.offset + q.limit - 1));
+    multi.zcard(live);
+    multi.unlink(visible, filtered, live, expired);
+    const results = (await multi.exec()) ?? [];
+    const n = results.length;
+    return { ids: results[n - 3][1] as string[], total: results[n - 2][1] as number };
+  }
+
+  /** Audit events, newest first: of one entity, or of the tenant. */
+  async audit(tenantId: string, entity: { type: string; id: string } | null, before: string | null, limit: number) {
+    const key = entity ? keys.auditOf(tenantId, entity.type, entity.id) : keys.audit(tenantId);
+    const end = before ? `(${before}` : '+';
+    const raw = await this.redis.xrevrange(key, end, '-', 'COUNT', limit);
+    return raw.map(([id, fields]) => {
+      const f: Record<string, string> = {};
+      for (let i = 0; i < fields.length; i += 2) f[fields[i]] = fields[i + 1];
+      return { id, fields: f };
+    });
+  }
+}
