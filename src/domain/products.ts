@@ -59,7 +59,8 @@ function buildDoc(input: ProductInput, base: Pick<StoredProduct, 'id' | 'tenant_
     id: base.id,
     tenant_id: base.tenant_id,
     site_id: base.site_id,
-    external_id: input.external_id ?? null,
+    // An empty external_id is no upsert key: stored (and answered) as null.
+    external_id: input.external_id || null,
     title: input.title,
     description: input.description ?? null,
     short_description: input.short_description ?? null,
