@@ -13,6 +13,8 @@ export interface Config {
   logLevel: LogLevel;
   dataDir: string;
   workerConcurrency: number;
+  /** Lock of a running bulk import; a killed worker's import is taken over within about 1.5× this. */
+  ingestLockMs: number;
   /** Create the demo tenant and print a key when the store is empty. */
   bootstrapDemo: boolean;
   shutdownGraceMs: number;
@@ -108,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     dataDir: env.KCS_DATA_DIR || './data',
     workerConcurrency: int('KCS_WORKER_CONCURRENCY', 4, 1, 256),
+    ingestLockMs: int('KCS_INGEST_LOCK_MS', 60_000, 1000, 3_600_000),
     bootstrapDemo: bool('KCS_BOOTSTRAP_DEMO', true),
     shutdownGraceMs: int('KCS_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     embedding,

@@ -26,7 +26,7 @@ export async function startWorkers(config: Config, redisUrl: string, log: Logger
   const connection = queueConnection(redisUrl);
   const workers: Worker[] = [
     maintenanceWorker(connection, new ProductRepository(redis), config.workerConcurrency, log),
-    ingestWorker(connection, services.ingest, services.jobs, Math.min(config.workerConcurrency, 2), log),
+    ingestWorker(connection, services.ingest, services.jobs, Math.min(config.workerConcurrency, 2), log, config.ingestLockMs),
   ];
   const embedder = createEmbedder(config.embedding);
   if (embedder) {

@@ -7,7 +7,12 @@ import { INGEST_QUEUE, type IngestJob } from '../src/queue/ingest.js';
 import { QUEUE_PREFIX } from '../src/queue/connection.js';
 import type { JobRepository } from '../src/store/jobs.js';
 
-export function ingestWorker(connection: Redis, ingest: IngestService, jobs: JobRepository, concurrency: number, log: Logger): Worker<IngestJob> {
+/**
+ * `lockMs`: the job's lock, renewed every lockMs/2 while it runs. When the worker dies the lock
+ * expires and a stalled check (every lockMs/2, at most BullMQ's default 30 s) of a live worker
+ * hands the job to another: it resumes with the items not yet stored.
+ */
+export function ingestWorker(connection: Redis, ingest: IngestService, jobs: JobRepository, concurrency: number, log: Logger, lockMs = 60_000): Worker<IngestJob> {
   const worker = new Worker<IngestJob>(
     INGEST_QUEUE,
     async (job: Job<IngestJob>) => {
@@ -16,7 +21,7 @@ export function ingestWorker(connection: Redis, ingest: IngestService, jobs: Job
       log.info({ job: job.data.jobId, tenant: job.data.tenantId, ms: Math.round(performance.now() - started) }, 'bulk import stored');
     },
     // A long import must not be taken for stalled while it runs; it renews its lock meanwhile.
-    { connection, prefix: QUEUE_PREFIX, concurrency, lockDuration: 60_000 },
+    { connection, prefix: QUEUE_PREFIX, concurrency, lockDuration: lockMs, stalledInterval: Math.min(30_000, Math.ceil(lockMs / 2)) },
   );
   worker.on('failed', (job, error) => {
     if (!job) return;

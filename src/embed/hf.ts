@@ -26,7 +26,9 @@ export class HfEmbedder implements Embedder {
 
   async embed(texts: string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
-    const output = (await this.client.featureExtraction({ model: this.options.model, inputs: texts })) as unknown as number[][];
+    // retry_on_error: false: the library would re-send a 503 at once, without end; a failed call
+    // fails the embed job instead, which BullMQ retries with backoff.
+    const output = (await this.client.featureExtraction({ model: this.options.model, inputs: texts }, { retry_on_error: false })) as unknown as number[][];
     if (!Array.isArray(output) || output.length !== texts.length) throw new Error('unexpected feature-extraction response shape');
     return output.map((vector) => {
       if (vector.length !== this.dimension) throw new Error(`expected ${this.dimension} dimensions, got ${vector.length}`);

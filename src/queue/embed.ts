@@ -26,8 +26,10 @@ export class EmbedQueue implements EmbeddingScheduler, EntryEmbeddingScheduler {
   readonly initialStatus = 'pending' as const;
   private readonly queue: Queue<EmbedJob>;
 
+  // Finished jobs are removed, failed ones too (the document's embedding_status records the
+  // failure): a job id only dedupes pending work, so the same text can be scheduled again later.
   constructor(connection: Redis) {
-    this.queue = newQueue<EmbedJob>(EMBED_QUEUE, connection, { attempts: EMBED_ATTEMPTS, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: 10_000 });
+    this.queue = newQueue<EmbedJob>(EMBED_QUEUE, connection, { attempts: EMBED_ATTEMPTS, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: true });
   }
 
   /** Products, and (with `entryId`) knowledge entries: both ports of the domain. */
