@@ -6,7 +6,6 @@ import type { Static } from '@sinclair/typebox';
 import { ENTRY_METADATA, type Entry, type EntryCreate, type EntryListQuery, type EntryType, type EntryUpdate } from '../schemas/knowledge.js';
 import { validate } from '../schemas/validate.js';
 import type { AuditActor, EntryRecord, EntryRepository, EntryTexts, StoredEntry } from '../store/knowledge.js';
-import { keys } from '../store/keys.js';
 import { ConflictError, ForbiddenError, InvalidError, NotFoundError, PreconditionFailedError } from './errors.js';
 import { VISIBILITY_LEVELS, visibilityCeiling, type VisibilityLevel } from './scopes.js';
 
@@ -28,6 +27,7 @@ export interface EntryEmbeddingScheduler {
 }
 
 const MAX_ATTEMPTS = 50;
+const SHARED_VISIBILITIES = ['public', 'community', 'internal', 'workspace', 'restricted'] as const;
 
 /** The ceiling level of a visibility; workspace counts as internal; personal is owner-gated instead. */
 function levelOf(visibility: string): number {
@@ -143,23 +143,22 @@ export class KnowledgeService {
   }
 
   async list(tenantId: string, caller: Caller, q: ListInput): Promise<{ items: EntryView[]; total: number }> {
-    const t = tenantId;
     const ceiling = levelOf(visibilityCeiling(caller.scopes));
-    const shared = ['public', 'community', 'internal', 'workspace', 'restricted'].filter((v) => levelOf(v) <= ceiling);
-    const own = keys.entriesByOwner(t, caller.userId);
-    let visible = [...shared.map((v) => keys.entriesByVisibility(t, v)), own];
-    if (q.visibility === 'personal') visible = [own];
-    else if (q.visibility) visible = shared.includes(q.visibility) ? [keys.entriesByVisibility(t, q.visibility)] : [];
-    const required = [
-      ...(q.type ? [keys.entriesByType(t, q.type)] : []),
-      ...(q.category_id ? [keys.categoryEntries(t, q.category_id.toLowerCase())] : []),
-      ...(q.project_id ? [keys.entriesByProject(t, q.project_id.toLowerCase())] : []),
-      ...(q.layer !== undefined ? [keys.entriesByLayer(t, q.layer)] : []),
-    ];
-    const { ids, total } = await this.repo.page(t, {
-      visible, required, includeExpired: q.include_expired ?? false, offset: q.offset ?? 0, limit: q.limit ?? 50,
+    const shared = SHARED_VISIBILITIES.filter((v) => levelOf(v) <= ceiling);
+    // A visibility filter narrows to that one set: personal → the caller's own, else a shared one it may see.
+    const visibilities = q.visibility === undefined ? shared : shared.filter((v) => v === q.visibility);
+    const { ids, total } = await this.repo.page(tenantId, {
+      visibilities,
+      ownerId: q.visibility === undefined || q.visibility === 'personal' ? caller.userId : null,
+      type: q.type,
+      categoryId: q.category_id?.toLowerCase(),
+      projectId: q.project_id?.toLowerCase(),
+      layer: q.layer,
+      includeExpired: q.include_expired ?? false,
+      offset: q.offset ?? 0,
+      limit: q.limit ?? 50,
     });
-    const records = await this.repo.getMany(t, ids);
+    const records = await this.repo.getMany(tenantId, ids);
     return { items: records.filter((r): r is EntryRecord => r !== null).map(toView), total };
   }
 

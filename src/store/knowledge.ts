@@ -72,11 +72,16 @@ function toRecord(values: (string | null)[]): EntryRecord | null {
   return { doc: JSON.parse(doc) as StoredEntry, version: Number(rev), embeddingStatus: estatus ?? 'pending', embeddingModel: emodel || null, thash: thash ?? '' };
 }
 
+/** What a list may contain: visibilities and the caller's own personal entries, filters, expiry. */
 export interface EntryPageQuery {
-  /** Index sets whose union is what the caller may see (visibility ceiling and own personal entries). */
-  visible: string[];
-  /** Index sets every result must be in (filters). */
-  required: string[];
+  /** Shared (non-personal) visibilities the caller may see. */
+  visibilities: string[];
+  /** Include the personal entries of this user. */
+  ownerId: string | null;
+  type?: string;
+  categoryId?: string;
+  projectId?: string;
+  layer?: string;
   includeExpired: boolean;
   offset: number;
   limit: number;
@@ -140,16 +145,27 @@ export class EntryRepository {
    * intersected with the filters, less the expired entries — in one MULTI on short-lived keys.
    */
   async page(tenantId: string, q: EntryPageQuery): Promise<{ ids: string[]; total: number }> {
-    if (q.visible.length === 0) return { ids: [], total: 0 };
+    const t = tenantId;
+    const visibleSets = [
+      ...q.visibilities.map((v) => keys.entriesByVisibility(t, v)),
+      ...(q.ownerId ? [keys.entriesByOwner(t, q.ownerId)] : []),
+    ];
+    const required = [
+      ...(q.type ? [keys.entriesByType(t, q.type)] : []),
+      ...(q.categoryId ? [keys.categoryEntries(t, q.categoryId)] : []),
+      ...(q.projectId ? [keys.entriesByProject(t, q.projectId)] : []),
+      ...(q.layer !== undefined ? [keys.entriesByLayer(t, q.layer)] : []),
+    ];
+    if (visibleSets.length === 0) return { ids: [], total: 0 };
     const tmp = (name: string) => keys.entriesTmp(tenantId, `${randomUUID()}:${name}`);
     const visible = tmp('visible');
-    const filtered = q.required.length > 0 ? tmp('filtered') : visible;
+    const filtered = required.length > 0 ? tmp('filtered') : visible;
     const live = q.includeExpired ? filtered : tmp('live');
     const expired = tmp('expired');
     const multi = this.redis.multi();
-    multi.zunionstore(visible, q.visible.length, ...q.visible);
-    if (q.required.length > 0) {
-      multi.zinterstore(filtered, 1 + q.required.length, visible, ...q.required, 'WEIGHTS', '1', ...q.required.map(() => '0'));
+    multi.zunionstore(visible, visibleSets.length, ...visibleSets);
+    if (required.length > 0) {
+      multi.zinterstore(filtered, 1 + required.length, visible, ...required, 'WEIGHTS', '1', ...required.map(() => '0'));
     }
     if (!q.includeExpired) {
       multi.zrangestore(expired, keys.entriesExpiring(tenantId), '-inf', String(Date.now()), 'BYSCORE');
