@@ -27,7 +27,6 @@ export interface EntryEmbeddingScheduler {
 }
 
 const MAX_ATTEMPTS = 50;
-const SHARED_VISIBILITIES = ['public', 'community', 'internal', 'workspace', 'restricted'] as const;
 
 /** The ceiling level of a visibility; workspace counts as internal; personal is owner-gated instead. */
 function levelOf(visibility: string): number {
@@ -143,13 +142,16 @@ export class KnowledgeService {
   }
 
   async list(tenantId: string, caller: Caller, q: ListInput): Promise<{ items: EntryView[]; total: number }> {
-    const ceiling = levelOf(visibilityCeiling(caller.scopes));
-    const shared = SHARED_VISIBILITIES.filter((v) => levelOf(v) <= ceiling);
+    const ceiling = visibilityCeiling(caller.scopes);
     // A visibility filter narrows to that one set: personal → the caller's own, else a shared one it may see.
-    const visibilities = q.visibility === undefined ? shared : shared.filter((v) => v === q.visibility);
+    let shared: { kind: 'ceiling' | 'visibility'; name: string } | null = { kind: 'ceiling', name: ceiling };
+    if (q.visibility === 'personal') shared = null;
+    else if (q.visibility) shared = levelOf(q.visibility) <= levelOf(ceiling) ? { kind: 'visibility', name: q.visibility } : null;
+    const ownerId = q.visibility === undefined || q.visibility === 'personal' ? caller.userId : null;
+    if (!shared && !ownerId) return { items: [], total: 0 };
     const { ids, total } = await this.repo.page(tenantId, {
-      visibilities,
-      ownerId: q.visibility === undefined || q.visibility === 'personal' ? caller.userId : null,
+      shared,
+      ownerId,
       type: q.type,
       categoryId: q.category_id?.toLowerCase(),
       projectId: q.project_id?.toLowerCase(),

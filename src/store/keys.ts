@@ -53,6 +53,8 @@ export const keys = {
   /** Non-personal entries by visibility; personal ones by owner. Scores are created ms. */
   entriesByVisibility: (t: string, visibility: string) => `${tenantPrefix(t)}:entries:visibility:${visibility}`,
   entriesByOwner: (t: string, userId: string) => `${tenantPrefix(t)}:entries:owner:${userId}`,
+  /** Non-personal entries a caller with this ceiling may read (public ⊂ community ⊂ internal ⊂ restricted). */
+  entriesByCeiling: (t: string, ceiling: string) => `${tenantPrefix(t)}:entries:ceiling:${ceiling}`,
   entriesByType: (t: string, type: string) => `${tenantPrefix(t)}:entries:type:${type}`,
   entriesByProject: (t: string, projectId: string) => `${tenantPrefix(t)}:entries:project:${projectId}`,
   entriesByLayer: (t: string, layer: string) => `${tenantPrefix(t)}:entries:layer:${encodeURIComponent(layer)}`,

@@ -49,10 +49,21 @@ export interface EntryTexts {
   anchor: string | null;
 }
 
-/** The list indexes an entry belongs to. */
+/** Ceiling levels in order; workspace entries rank as internal. */
+const CEILINGS = ['public', 'community', 'internal', 'restricted'] as const;
+const ceilingRank = (visibility: string) => CEILINGS.indexOf((visibility === 'workspace' ? 'internal' : visibility) as (typeof CEILINGS)[number]);
+
+/**
+ * The list indexes an entry belongs to. A shared entry is in its visibility's set and in the set
+ * of every ceiling that may read it, so a list reads one set per caller ceiling.
+ */
 function indexKeys(t: string, doc: StoredEntry): string[] {
+  const visibility =
+    doc.visibility === 'personal'
+      ? [keys.entriesByOwner(t, doc.created_by_user_id ?? 'none')]
+      : [keys.entriesByVisibility(t, doc.visibility), ...CEILINGS.slice(ceilingRank(doc.visibility)).map((c) => keys.entriesByCeiling(t, c))];
   return [
-    doc.visibility === 'personal' ? keys.entriesByOwner(t, doc.created_by_user_id ?? 'none') : keys.entriesByVisibility(t, doc.visibility),
+    ...visibility,
     keys.entriesByType(t, doc.type),
     keys.categoryEntries(t, doc.category_id),
     ...(doc.layer !== null ? [keys.entriesByLayer(t, doc.layer)] : []),
@@ -72,10 +83,11 @@ function toRecord(values: (string | null)[]): EntryRecord | null {
   return { doc: JSON.parse(doc) as StoredEntry, version: Number(rev), embeddingStatus: estatus ?? 'pending', embeddingModel: emodel || null, thash: thash ?? '' };
 }
 
-/** What a list may contain: visibilities and the caller's own personal entries, filters, expiry. */
+/** What a list may contain: one visibility set (a ceiling, or a single visibility), the caller's
+ * own personal entries, filters, expiry. */
 export interface EntryPageQuery {
-  /** Shared (non-personal) visibilities the caller may see. */
-  visibilities: string[];
+  /** 'ceiling': everything up to that level; 'visibility': that one visibility; null: none shared. */
+  shared: { kind: 'ceiling' | 'visibility'; name: string } | null;
   /** Include the personal entries of this user. */
   ownerId: string | null;
   type?: string;
@@ -140,43 +152,25 @@ export class EntryRepository {
     return result === 1 ? 'ok' : result === 0 ? 'missing' : 'stale';
   }
 
-  /**
-   * A page of entry ids in (created_at, id) order and the total: the union of the visible sets,
-   * intersected with the filters, less the expired entries — in one MULTI on short-lived keys.
-   */
+  /** A page of entry ids in (created_at, id) order and the total (store/lua/pageEntries.lua). */
   async page(tenantId: string, q: EntryPageQuery): Promise<{ ids: string[]; total: number }> {
     const t = tenantId;
-    const visibleSets = [
-      ...q.visibilities.map((v) => keys.entriesByVisibility(t, v)),
-      ...(q.ownerId ? [keys.entriesByOwner(t, q.ownerId)] : []),
-    ];
-    const required = [
+    const own = q.ownerId ? keys.entriesByOwner(t, q.ownerId) : null;
+    const base = q.shared ? (q.shared.kind === 'ceiling' ? keys.entriesByCeiling(t, q.shared.name) : keys.entriesByVisibility(t, q.shared.name)) : own;
+    if (!base) return { ids: [], total: 0 };
+    const filters = [
       ...(q.type ? [keys.entriesByType(t, q.type)] : []),
       ...(q.categoryId ? [keys.categoryEntries(t, q.categoryId)] : []),
       ...(q.projectId ? [keys.entriesByProject(t, q.projectId)] : []),
       ...(q.layer !== undefined ? [keys.entriesByLayer(t, q.layer)] : []),
     ];
-    if (visibleSets.length === 0) return { ids: [], total: 0 };
-    const tmp = (name: string) => keys.entriesTmp(tenantId, `${randomUUID()}:${name}`);
-    const visible = tmp('visible');
-    const filtered = required.length > 0 ? tmp('filtered') : visible;
-    const live = q.includeExpired ? filtered : tmp('live');
-    const expired = tmp('expired');
-    const multi = this.redis.multi();
-    multi.zunionstore(visible, visibleSets.length, ...visibleSets);
-    if (required.length > 0) {
-      multi.zinterstore(filtered, 1 + required.length, visible, ...required, 'WEIGHTS', '1', ...required.map(() => '0'));
-    }
-    if (!q.includeExpired) {
-      multi.zrangestore(expired, keys.entriesExpiring(tenantId), '-inf', String(Date.now()), 'BYSCORE');
-      multi.zdiffstore(live, 2, filtered, expired);
-    }
-    multi.zrange(live, String(q.offset), String(q.offset + q.limit - 1));
-    multi.zcard(live);
-    multi.unlink(visible, filtered, live, expired);
-    const results = (await multi.exec()) ?? [];
-    const n = results.length;
-    return { ids: results[n - 3][1] as string[], total: results[n - 2][1] as number };
+    const scratch = randomUUID();
+    const allKeys = [base, own ?? base, keys.entriesExpiring(t), keys.entriesTmp(t, `${scratch}:a`), keys.entriesTmp(t, `${scratch}:b`), ...filters];
+    const [total, ...ids] = await this.redis.pageEntries(
+      allKeys.length, ...allKeys,
+      Date.now(), q.includeExpired ? '1' : '0', q.offset, q.limit, own && own !== base ? '1' : '0',
+    );
+    return { ids: ids as string[], total: total as number };
   }
 
   /** Audit events, newest first: of one entity, or of the tenant. */

@@ -23,6 +23,7 @@ export interface ScriptCommands {
   storeVectors(...args: (string | number | Buffer)[]): Promise<number>;
   writeEntry(numberOfKeys: number, ...args: (string | number)[]): Promise<[number, number?]>;
   deleteEntry(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
+  pageEntries(numberOfKeys: number, ...args: (string | number)[]): Promise<(number | string)[]>;
 }
 
 export type Store = Redis & ScriptCommands;
