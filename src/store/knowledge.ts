@@ -2,7 +2,7 @@
 // index, and the audit log; pages for any filter combination come from one MULTI.
 import { randomUUID } from 'node:crypto';
 import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
-import type { Store } from './redis.js';
+import { readHashes, type Store } from './redis.js';
 
 export interface StoredEntry {
   id: string;
@@ -107,13 +107,7 @@ export class EntryRepository {
   }
 
   async getMany(tenantId: string, ids: string[]): Promise<(EntryRecord | null)[]> {
-    if (ids.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hmget(keys.entry(tenantId, id), ...RECORD_FIELDS);
-    return ((await pipeline.exec()) ?? []).map(([error, values]) => {
-      if (error) throw error;
-      return toRecord(values as (string | null)[]);
-    });
+    return (await readHashes(this.redis, ids.map((id) => keys.entry(tenantId, id)), RECORD_FIELDS)).map(toRecord);
   }
 
   /** Writes when the entry is still at `previous` (null: create). 'stale' means retry; 'no_category' a 422. */

@@ -24,6 +24,7 @@ export interface ScriptCommands {
   writeEntry(numberOfKeys: number, ...args: (string | number)[]): Promise<[number, number?]>;
   deleteEntry(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
   pageEntries(numberOfKeys: number, ...args: (string | number)[]): Promise<(number | string)[]>;
+  readHashes(numberOfKeys: number, ...args: string[]): Promise<(string | null)[]>;
 }
 
 export type Store = Redis & ScriptCommands;
@@ -46,6 +47,13 @@ export function connectRedis(url: string, options: RedisOptions = {}, onError: (
     redis.defineCommand(match[1], match[2] === undefined ? { lua } : { numberOfKeys: Number(match[2]), lua });
   }
   return redis as Store;
+}
+
+/** The same fields of many hashes in one command (store/lua/readHashes.lua), one array per hash. */
+export async function readHashes(redis: Store, hashKeys: string[], fields: readonly string[]): Promise<(string | null)[][]> {
+  if (hashKeys.length === 0) return [];
+  const flat = await redis.readHashes(hashKeys.length, ...hashKeys, ...fields);
+  return hashKeys.map((_, i) => flat.slice(i * fields.length, (i + 1) * fields.length));
 }
 
 /** True for errors that mean Redis cannot be reached (as opposed to a bad command). */
