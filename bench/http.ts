@@ -5,16 +5,17 @@
 //
 //   npm run bench:http                      5 s per run after a 1 s warm-up
 //   BENCH_SECONDS=10 npm run bench:http     longer runs
-import autocannon from 'autocannon';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedRedis } from '../src/store/embeddedRedis.js';
 import { ChildTarget } from './support/child.js';
+import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
+import { formatCpu, load as measure, type LoadResult } from './support/load.js';
+import { redisVersion } from './support/proc.js';
 
-const SECONDS = positiveInt(process.env.BENCH_SECONDS, 5);
+const SECONDS = positiveInt('BENCH_SECONDS', 5);
 const WARMUP_SECONDS = 1;
 const CONNECTIONS = [1, 64];
 const HOST = '127.0.0.1';
@@ -31,47 +32,22 @@ interface Run {
   cpu: Record<string, number>;
 }
 
-// ---- cleanup: everything started registers its undo; run once, in reverse, on any exit path ----
-const undo: (() => Promise<void> | void)[] = [];
-let cleaning: Promise<void> | null = null;
-const cleanup = () =>
-  (cleaning ??= (async () => {
-    for (const step of undo.reverse()) {
-      try {
-        await step();
-      } catch (error) {
-        console.error('cleanup:', error instanceof Error ? error.message : error);
-      }
-    }
-  })());
-const exitAfterCleanup = (code: number) => void cleanup().finally(() => process.exit(code));
-process.once('SIGINT', () => exitAfterCleanup(130));
-process.once('SIGTERM', () => exitAfterCleanup(143));
 // Bounded even if something hangs: startup, every run, and a margin.
-const budgetMs = (CONNECTIONS.length * 2 * (SECONDS + WARMUP_SECONDS + 15) + 90) * 1000;
-setTimeout(() => {
-  console.error(`bench:http did not finish within ${budgetMs / 1000} s; giving up`);
-  exitAfterCleanup(1);
-}, budgetMs).unref();
+runBench('bench:http', (CONNECTIONS.length * 2 * (SECONDS + WARMUP_SECONDS + 15) + 90) * 1000, main);
 
-main().then(exitAfterCleanup, (error: unknown) => {
-  console.error(error instanceof Error ? error.stack ?? error.message : error);
-  exitAfterCleanup(1);
-});
-
-async function main(): Promise<number> {
+async function main(undo: Undo): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'kcs-bench-'));
-  undo.push(() => rmSync(dir, { recursive: true, force: true }));
+  undo(() => rmSync(dir, { recursive: true, force: true }));
 
   const redis = await startEmbeddedRedis(dir, { persist: false });
-  undo.push(() => redis.stop());
+  undo(() => redis.stop());
 
   const kcs = new ChildTarget<{ type: 'ready'; port: number; key: string; siteId: string; tenant: string }>(
     'kcs server',
     new URL('./support/server.ts', import.meta.url),
     { BENCH_REDIS_URL: redis.url, BENCH_DATA_DIR: dir },
   );
-  undo.push(() => kcs.stop());
+  undo(() => kcs.stop());
   const { port, key, siteId, tenant } = await kcs.ready;
 
   const path = `/api/knowledge/sites/${siteId}`;
@@ -93,7 +69,7 @@ async function main(): Promise<number> {
       body: kcsResponse.body,
     }),
   });
-  undo.push(() => bare.stop());
+  undo(() => bare.stop());
   const barePort = (await bare.ready).port;
 
   // Same bytes on the wire, apart from the Date and the (per-request) X-Request-Id values.
@@ -119,7 +95,7 @@ async function main(): Promise<number> {
       if (target === 'kcs') watched['redis-server'] = pids['redis-server'];
       const run = { target, connections, ...(await load(url, headers, connections, SECONDS, watched)) };
       runs.push(run);
-      const cpu = Object.entries(run.cpu).map(([name, cores]) => `${name} ${(cores * 100).toFixed(0)}%`).join(', ');
+      const cpu = formatCpu(run.cpu);
       console.log(
         `${target.padEnd(8)} c=${String(connections).padEnd(3)} ${fmt(run.rps, 0).padStart(7)} req/s  ` +
           `p50 ${fmt(run.p50, 3)} ms  p99 ${fmt(run.p99, 3)} ms  non-2xx ${run.non2xx}  errors ${run.errors}` +
@@ -145,7 +121,7 @@ async function main(): Promise<number> {
   return 0;
 }
 
-/** One autocannon run; latencies are collected here at sub-millisecond resolution (autocannon's own histogram keeps whole ms). */
+/** One autocannon run against a GET url (see support/load.ts). */
 async function load(
   url: string,
   headers: Record<string, string>,
@@ -153,38 +129,8 @@ async function load(
   seconds: number,
   watched: Record<string, number | undefined>,
 ): Promise<Omit<Run, 'target' | 'connections'>> {
-  const latencies: number[] = [];
-  const cpuBefore = cpuSeconds(watched);
-  const machineBefore = machineBusySeconds();
-  const started = performance.now();
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ url, headers, connections, duration: seconds, timeout: 10 }, (error, res) =>
-      error ? reject(error) : resolve(res),
-    );
-    instance.on('response', (_client, status, _bytes, ms) => {
-      if (status >= 200 && status < 300) latencies.push(ms);
-    });
-  });
-  const wall = (performance.now() - started) / 1000;
-  const cpuAfter = cpuSeconds(watched);
-  const machineAfter = machineBusySeconds();
-  const cpu: Record<string, number> = {};
-  for (const name of Object.keys(cpuAfter)) if (name in cpuBefore) cpu[name] = (cpuAfter[name] - cpuBefore[name]) / wall;
-  if (machineBefore !== null && machineAfter !== null) {
-    const ours = Object.values(cpu).reduce((sum, cores) => sum + cores, 0);
-    cpu.other = Math.max(0, (machineAfter - machineBefore) / wall - ours);
-  }
-
-  latencies.sort((a, b) => a - b);
-  const pct = (q: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] : NaN);
-  return {
-    rps: result['2xx'] / result.duration,
-    p50: pct(0.5),
-    p99: pct(0.99),
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-    cpu,
-  };
+  const { rps, p50, p99, non2xx, errors, cpu }: LoadResult = await measure({ url, headers, connections, duration: seconds }, watched);
+  return { rps, p50, p99, non2xx, errors, cpu };
 }
 
 function table(runs: Run[]): string {
@@ -233,55 +179,4 @@ function parseResponse(raw: string): { status: string; headers: [string, string]
     }),
     body: raw.slice(headEnd + 4),
   };
-}
-
-const CLOCK_TICKS = (() => {
-  const out = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim();
-  return Number(out) > 0 ? Number(out) : 100;
-})();
-
-/** User + system CPU seconds of each process, from /proc (Linux); processes it cannot read are left out. */
-function cpuSeconds(pids: Record<string, number | undefined>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [name, pid] of Object.entries(pids)) {
-    if (!pid) continue;
-    try {
-      // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out[name] = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-    } catch {
-      // not Linux, or the process is gone
-    }
-  }
-  return out;
-}
-
-/** Busy CPU seconds of the whole machine (all cores), from /proc/stat; null where there is none. */
-function machineBusySeconds(): number | null {
-  try {
-    // cpu  user nice system idle iowait irq softirq steal ...
-    const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    return (user + nice + system + irq + softirq + (steal || 0)) / CLOCK_TICKS;
-  } catch {
-    return null;
-  }
-}
-
-function redisVersion(): string {
-  const out = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout ?? '';
-  return `redis-server ${/v=(\S+)/.exec(out)?.[1] ?? '?'}`;
-}
-
-function positiveInt(raw: string | undefined, fallback: number): number {
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) {
-    console.error(`BENCH_SECONDS=${JSON.stringify(raw)} must be a positive integer`);
-    process.exit(2);
-  }
-  return Number(raw);
-}
-
-function fmt(value: number, digits: number): string {
-  return Number.isFinite(value) ? value.toFixed(digits) : 'n/a';
 }

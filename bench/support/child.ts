@@ -17,9 +17,12 @@ export class ChildTarget<R extends Message> {
     entry: URL,
     env: Record<string, string> = {},
     timeoutMs = 30_000,
+    /** Node options of the child on top of this process's own (e.g. --cpu-prof). */
+    execArgv: string[] = [],
   ) {
-    // fork() inherits process.execArgv, i.e. tsx's loader: the entry may be TypeScript.
+    // The child gets process.execArgv, i.e. tsx's loader: the entry may be TypeScript.
     this.proc = fork(fileURLToPath(entry), [], {
+      execArgv: [...process.execArgv, ...execArgv],
       env: { ...process.env, ...env },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

@@ -1,6 +1,7 @@
 // Benchmark child: a kcs server on a free loopback port against the parent's private Redis,
 // with a tenant 'bench', its user, an all-scopes API key and one site.
-// Env: BENCH_REDIS_URL, BENCH_DATA_DIR. Ready message: { port, key, siteId, tenant }.
+// Env: BENCH_REDIS_URL, BENCH_DATA_DIR, KCS_EMBEDDER (optional, kcs's default when unset).
+// Ready message: { port, key, siteId, tenant, tenantId }.
 import { startServer } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { SCOPES } from '../../src/domain/scopes.js';
@@ -12,7 +13,7 @@ runChild(async () => {
   const dataDir = process.env.BENCH_DATA_DIR;
   if (!redisUrl || !dataDir) throw new Error('BENCH_REDIS_URL and BENCH_DATA_DIR are required');
 
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', KCS_DATA_DIR: dataDir });
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', KCS_DATA_DIR: dataDir, KCS_EMBEDDER: process.env.KCS_EMBEDDER });
   const server = await startServer(config, redisUrl, createLogger(config.logLevel, 'kcs-bench'));
   try {
     const { tenants, users, apiKeys, sites } = server.services;
@@ -20,7 +21,7 @@ runChild(async () => {
     const user = await users.create(tenant.id, 'bench@bench.test', 'Bench');
     const { key } = await apiKeys.create(tenant.id, { userId: user.id, name: 'bench', scopes: [...SCOPES] });
     const site = await sites.create(tenant.id, { slug: 'shop', name: 'Benchmark shop', language: 'en', domain: 'shop.example.com' });
-    return { ready: { port: server.port, key, siteId: site.id, tenant: tenant.slug }, close: () => server.close() };
+    return { ready: { port: server.port, key, siteId: site.id, tenant: tenant.slug, tenantId: tenant.id }, close: () => server.close() };
   } catch (error) {
     await server.close();
     throw error;

@@ -190,7 +190,7 @@ export class ProductService {
           throw new ConflictError(`Another product of this site has external_id '${write.doc.external_id}'`);
         } else retry.push(index);
       });
-      const touched = await Promise.all(touches.map((t) => this.repo.touch(tenantId, t.record, now, prepared[t.index].jobItem)));
+      const touched = await this.repo.touchMany(tenantId, touches.map((t) => ({ record: t.record, synced: now, jobItem: prepared[t.index].jobItem })));
       touched.forEach((ok, k) => {
         const { index, record } = touches[k];
         if (ok) outcomes[index] = { id: record.doc.id, result: 'unchanged', embed: false, thash: record.thash };
@@ -249,24 +249,26 @@ export class ProductService {
     return records.map((record, i) => (record ? toView(record, parents[i]) : null));
   }
 
-  private currentRecords(tenantId: string, requests: (UpsertRequest & { id?: string })[]): Promise<(ProductRecord | null)[]> {
-    return Promise.all(
-      requests.map(async (r) => {
-        // By external_id first; else the pinned id (a PUT, or a bulk item being retried).
-        const id = (r.input.external_id ? await this.repo.idByExternalId(tenantId, r.siteId, r.input.external_id) : null) ?? r.id;
-        return id ? this.repo.get(tenantId, id) : null;
-      }),
-    );
+  /** The stored record of each request: by external_id within its site, else by the pinned id (a PUT, or a bulk item being retried). */
+  private async currentRecords(tenantId: string, requests: UpsertRequest[]): Promise<(ProductRecord | null)[]> {
+    const byExternalId = requests.flatMap((r, k) => (r.input.external_id ? [{ k, siteId: r.siteId, externalId: r.input.external_id }] : []));
+    const found = await this.repo.idsByExternalIds(tenantId, byExternalId);
+    const ids: (string | undefined)[] = requests.map((r) => r.id);
+    byExternalId.forEach(({ k }, j) => (ids[k] = found[j] ?? requests[k].id));
+    const wanted = ids.flatMap((id, k) => (id ? [{ k, id }] : []));
+    const records = await this.repo.getMany(tenantId, wanted.map((w) => w.id));
+    const out: (ProductRecord | null)[] = new Array(requests.length).fill(null);
+    wanted.forEach(({ k }, j) => (out[k] = records[j]));
+    return out;
   }
 
   /** The translation group of each new product: the tenant's group for its external_id, or a new one. */
   private async translationGroups(tenantId: string, requests: UpsertRequest[], current: (ProductRecord | null)[]): Promise<(string | null)[]> {
-    return Promise.all(
-      requests.map(async (r, k) => {
-        if (current[k] || !r.input.external_id) return current[k]?.doc.translation_group_id ?? null;
-        return (await this.repo.translationGroup(tenantId, r.input.external_id)) ?? randomUUID();
-      }),
-    );
+    const out = requests.map((_, k) => current[k]?.doc.translation_group_id ?? null);
+    const lookups = requests.flatMap((r, k) => (!current[k] && r.input.external_id ? [{ k, externalId: r.input.external_id }] : []));
+    const groups = await this.repo.translationGroupsOf(tenantId, lookups.map((l) => l.externalId));
+    lookups.forEach(({ k }, j) => (out[k] = groups[j] ?? randomUUID()));
+    return out;
   }
 }
 

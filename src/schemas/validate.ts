@@ -233,6 +233,32 @@ function walk(schema: TSchema, value: unknown, loc: Loc, source: Source, out: Er
 
 // ---- normalisation of a valid value -----------------------------------------------------------
 
+/** What normalize needs of an object schema, worked out once per schema. */
+interface ObjectPlan {
+  props: [string, TSchema][];
+  /** Keys the input may carry beyond `props` (additionalProperties is a schema). */
+  extra: boolean;
+}
+const objectPlans = new WeakMap<TSchema, ObjectPlan>();
+function objectPlan(schema: TSchema): ObjectPlan {
+  let plan = objectPlans.get(schema);
+  if (!plan) {
+    plan = {
+      props: Object.entries(schema.properties as Record<string, TSchema>),
+      extra: Boolean(schema.additionalProperties && typeof schema.additionalProperties === 'object'),
+    };
+    objectPlans.set(schema, plan);
+  }
+  return plan;
+}
+
+/** A fresh copy of a default value (primitives are their own copy). */
+function copyDefault(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value) && value.length === 0) return [];
+  return structuredClone(value);
+}
+
 function normalize(schema: TSchema, value: unknown): unknown {
   if (value === null || value === undefined) return value;
   if (schema.anyOf) {
@@ -242,12 +268,13 @@ function normalize(schema: TSchema, value: unknown): unknown {
   if (schema.type === 'object' && typeof value === 'object' && !Array.isArray(value)) {
     const record = value as Record<string, unknown>;
     if (!schema.properties) return record; // free-form object: kept as sent
+    const { props, extra } = objectPlan(schema);
     const out: Record<string, unknown> = {};
-    for (const [key, prop] of Object.entries(schema.properties as Record<string, TSchema>)) {
+    for (const [key, prop] of props) {
       if (record[key] !== undefined) out[key] = normalize(prop, record[key]);
-      else if (prop.default !== undefined) out[key] = structuredClone(prop.default);
+      else if (prop.default !== undefined) out[key] = copyDefault(prop.default);
     }
-    if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
+    if (extra) {
       for (const [key, item] of Object.entries(record)) if (!(key in out)) out[key] = item;
     }
     return out;

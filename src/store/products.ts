@@ -99,8 +99,32 @@ export class ProductRepository {
     return this.redis.hget(keys.siteExternalIds(tenantId, siteId), externalId);
   }
 
+  /** Product ids for (site, external_id) pairs (null where none): one HMGET per site. */
+  async idsByExternalIds(tenantId: string, pairs: { siteId: string; externalId: string }[]): Promise<(string | null)[]> {
+    const out: (string | null)[] = new Array(pairs.length).fill(null);
+    const bySite = new Map<string, number[]>();
+    pairs.forEach((p, i) => {
+      const indexes = bySite.get(p.siteId);
+      if (indexes) indexes.push(i);
+      else bySite.set(p.siteId, [i]);
+    });
+    await Promise.all(
+      [...bySite].map(async ([siteId, indexes]) => {
+        const ids = await this.redis.hmget(keys.siteExternalIds(tenantId, siteId), ...indexes.map((i) => pairs[i].externalId));
+        indexes.forEach((i, k) => (out[i] = ids[k]));
+      }),
+    );
+    return out;
+  }
+
   translationGroup(tenantId: string, externalId: string): Promise<string | null> {
     return this.redis.hget(keys.translationGroups(tenantId), externalId);
+  }
+
+  /** The tenant's translation groups of these external_ids (null where none), in one HMGET. */
+  async translationGroupsOf(tenantId: string, externalIds: string[]): Promise<(string | null)[]> {
+    if (externalIds.length === 0) return [];
+    return this.redis.hmget(keys.translationGroups(tenantId), ...externalIds);
   }
 
   async get(tenantId: string, id: string): Promise<ProductRecord | null> {
@@ -172,16 +196,30 @@ export class ProductRepository {
     });
   }
 
+  /** Records syncs that changed nothing, in one pipeline; false where the product changed meanwhile. */
+  async touchMany(tenantId: string, touches: { record: ProductRecord; synced: string; jobItem?: { jobId: string; index: number } }[]): Promise<boolean[]> {
+    if (touches.length === 0) return [];
+    const t = tenantId;
+    const pipeline = this.redis.pipeline();
+    for (const { record, synced, jobItem } of touches) {
+      (pipeline as unknown as Store).touchProduct(
+        keys.product(t, record.doc.id),
+        jobItem ? keys.jobResults(t, jobItem.jobId) : keys.products(t),
+        jobItem ? keys.jobCounts(t, jobItem.jobId) : keys.products(t),
+        record.rev, synced, jobItem ? String(jobItem.index) : '',
+      );
+    }
+    const results = (await pipeline.exec()) ?? [];
+    return results.map(([error, value]) => {
+      if (error) throw error;
+      return value === 1;
+    });
+  }
+
   /** Records a sync that changed nothing; false when the product changed meanwhile. */
   async touch(tenantId: string, record: ProductRecord, synced: string, jobItem?: { jobId: string; index: number }): Promise<boolean> {
-    const t = tenantId;
-    const result = await this.redis.touchProduct(
-      keys.product(t, record.doc.id),
-      jobItem ? keys.jobResults(t, jobItem.jobId) : keys.products(t),
-      jobItem ? keys.jobCounts(t, jobItem.jobId) : keys.products(t),
-      record.rev, synced, jobItem ? String(jobItem.index) : '',
-    );
-    return result === 1;
+    const [ok] = await this.touchMany(tenantId, [{ record, synced, jobItem }]);
+    return ok;
   }
 
   async delete(tenantId: string, doc: StoredProduct): Promise<boolean> {

@@ -1,0 +1,449 @@
+// Ingest benchmark: bulk import through kcs serve (parse, validate, store the job) and kcs workers
+// (the ingest worker's pipelined writes), the delta-sync path for an unchanged catalogue, the raw
+// Redis ceiling, the single upsert under load, and embedding throughput with the local model.
+// Server, workers and redis-server each run in their own process; this process only generates
+// load and reports. Everything talks over 127.0.0.1.
+//
+//   npm run bench:ingest                       5 s per autocannon run after a 1 s warm-up
+//   BENCH_SECONDS=10 npm run bench:ingest      longer single-upsert runs
+//   BENCH_PRODUCTS=20000 npm run bench:ingest  a smaller bulk catalogue (default 100,000)
+//   BENCH_EMBED_PRODUCTS=500 ...               a smaller embedding run (default 2,000)
+//   BENCH_CPU_PROF=<dir> ...                   CPU profiles of the server and worker processes
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Redis } from 'ioredis';
+import { embeddingTexts, type ProductInput } from '../src/domain/products.js';
+import { startEmbeddedRedis } from '../src/store/embeddedRedis.js';
+import { keys } from '../src/store/keys.js';
+import { ChildTarget } from './support/child.js';
+import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
+import { formatCpu, load, type LoadResult } from './support/load.js';
+import { cpuMeter, peakRssMiB, redisVersion } from './support/proc.js';
+
+const HOST = '127.0.0.1';
+const SECONDS = positiveInt('BENCH_SECONDS', 5);
+const WARMUP_SECONDS = 1;
+const PRODUCTS = positiveInt('BENCH_PRODUCTS', 100_000);
+const PER_REQUEST = 10_000; // MAX_BULK_ITEMS
+const IN_FLIGHT = 3; // bulk uploads at once
+const CEILING_PIPELINE = 1_000;
+const CONNECTIONS = 64;
+const EMBED_PRODUCTS = positiveInt('BENCH_EMBED_PRODUCTS', 2_000);
+const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : null;
+const TARGET = { create: 20_000, unchanged: 50_000 };
+
+interface JobView {
+  id: string;
+  status: 'queued' | 'running' | 'completed' | 'failed';
+  total: number;
+  counts: { created: number; updated: number; unchanged: number; failed: number; rejected: number };
+  embedding: { pending: number; done: number; failed: number };
+  created_at: string;
+  finished_at: string | null;
+}
+
+// Start-up, generation, bulk runs, 4 autocannon runs, the embedding runs, and a margin.
+runBench('bench:ingest', (240 + 4 * (SECONDS + WARMUP_SECONDS + 10) + EMBED_PRODUCTS * 0.15 + PRODUCTS * 0.002) * 1000, main);
+
+async function main(undo: Undo): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'kcs-bench-'));
+  undo(() => rmSync(dir, { recursive: true, force: true }));
+  // One folder per process role; a profile is written when its process exits.
+  const profiled = (name: string): string[] => (CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF, name)}`] : []);
+
+  const redis = await startEmbeddedRedis(dir, { persist: false });
+  undo(() => redis.stop());
+  const direct = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  direct.on('error', () => undefined); // a failed command rejects; the event alone is noise on the way out
+  await direct.connect();
+  undo(() => void direct.disconnect());
+
+  const env = { BENCH_REDIS_URL: redis.url, BENCH_DATA_DIR: dir, KCS_EMBEDDER: 'none' };
+  const serve = new ChildTarget<{ type: 'ready'; port: number; key: string; siteId: string; tenant: string; tenantId: string }>(
+    'kcs serve', new URL('./support/server.ts', import.meta.url), env, undefined, profiled('serve'),
+  );
+  undo(() => serve.stop());
+  const workersEntry = new URL('./support/workers.ts', import.meta.url);
+  let worker = new ChildTarget('kcs workers', workersEntry, env, undefined, profiled('workers'));
+  undo(() => worker.stop());
+  const { port, key, siteId, tenant, tenantId } = await serve.ready;
+  await worker.ready;
+
+  const api = new Api(port, `${tenant}.localhost:${port}`, key);
+  undo(() => api.close());
+  const bulkPath = `/api/knowledge/products/bulk?site_id=${siteId}`;
+  const watched = () => ({ serve: serve.proc.pid, workers: worker.proc.pid, 'redis-server': redis.pid, bench: process.pid });
+
+  console.log(
+    `bench:ingest  ${availableParallelism()} cores, Node ${process.version}, ${redisVersion()}\n` +
+      `${PRODUCTS.toLocaleString('en')} products in bulk requests of ${PER_REQUEST.toLocaleString('en')} (${IN_FLIGHT} in flight), ` +
+      `single upsert at ${CONNECTIONS} connections for ${SECONDS} s after ${WARMUP_SECONDS} s warm-up, ` +
+      `${EMBED_PRODUCTS.toLocaleString('en')} products embedded\n`,
+  );
+
+  // ---- 1. bulk create, embedding off -------------------------------------------------------
+  const started = performance.now();
+  const bodies: Buffer[] = [];
+  for (let start = 0; start < PRODUCTS; start += PER_REQUEST) {
+    const lines: string[] = [];
+    for (let i = start; i < Math.min(PRODUCTS, start + PER_REQUEST); i++) lines.push(JSON.stringify(product('p', i)));
+    bodies.push(Buffer.from(lines.join('\n') + '\n'));
+  }
+  const megabytes = bodies.reduce((sum, b) => sum + b.length, 0) / 2 ** 20;
+  console.log(`generated ${PRODUCTS.toLocaleString('en')} products, ${megabytes.toFixed(1)} MiB of NDJSON (${((megabytes * 2 ** 20) / PRODUCTS).toFixed(0)} bytes each), in ${fmt((performance.now() - started) / 1000, 1)} s`);
+
+  const problems: string[] = [];
+  const create = await bulkRun(api, bulkPath, bodies, watched());
+  check(problems, 'bulk create', create.views, { created: PRODUCTS });
+  report('1. bulk create (embedding off)', create);
+
+  // ---- 2. the same catalogue again: unchanged sync_hash --------------------------------------
+  const unchanged = await bulkRun(api, bulkPath, bodies, watched());
+  check(problems, 'bulk unchanged', unchanged.views, { unchanged: PRODUCTS });
+  report('2. bulk unchanged (same sync_hash)', unchanged);
+
+  // ---- 3. the ceiling: raw pipelined HSET of the same doc strings ----------------------------
+  const ids = await direct.zrange(keys.siteProducts(tenantId, siteId), '0', '-1');
+  const docs: string[] = [];
+  for (let i = 0; i < ids.length; i += CEILING_PIPELINE) {
+    const pipeline = direct.pipeline();
+    for (const id of ids.slice(i, i + CEILING_PIPELINE)) pipeline.hget(keys.product(tenantId, id), 'doc');
+    for (const [error, doc] of (await pipeline.exec()) ?? []) {
+      if (error) throw error;
+      docs.push(doc as string);
+    }
+  }
+  if (docs.length !== PRODUCTS) problems.push(`ceiling: the site holds ${docs.length} products, not ${PRODUCTS}`);
+  const ceilingMeter = cpuMeter({ 'redis-server': redis.pid, bench: process.pid });
+  for (let i = 0; i < docs.length; i += CEILING_PIPELINE) {
+    const pipeline = direct.pipeline();
+    for (let k = i; k < Math.min(docs.length, i + CEILING_PIPELINE); k++) pipeline.hset(`bench:ceiling:product:${ids[k]}`, 'doc', docs[k]);
+    for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
+  }
+  const ceiling = ceilingMeter();
+  const ceilingRate = docs.length / ceiling.wallSeconds;
+  console.log(`3. ceiling (pipelined HSET, ${CEILING_PIPELINE} per pipeline): ${fmt(ceilingRate, 0)} products/s in ${fmt(ceiling.wallSeconds, 2)} s  (CPU ${formatCpu(ceiling.cores)})\n`);
+  for (let i = 0; i < ids.length; i += CEILING_PIPELINE) await direct.unlink(...ids.slice(i, i + CEILING_PIPELINE).map((id) => `bench:ceiling:product:${id}`));
+
+  // ---- 4. single upsert over HTTP --------------------------------------------------------------
+  const upsertPath = `/api/knowledge/products?site_id=${siteId}`;
+  const headers = { host: api.host, authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const upsert = (body: (n: number) => string) => {
+    let n = 0;
+    return (seconds: number, pids: Record<string, number | undefined>) =>
+      load({
+        url: `http://${HOST}:${port}`, connections: CONNECTIONS, duration: seconds,
+        requests: [{ method: 'POST', path: upsertPath, headers, setupRequest: (req) => ({ ...req, body: body(n++) }) }],
+      }, pids);
+  };
+  const single = (i: number) => JSON.stringify(product('s', i));
+  const creates = upsert(single);
+  await creates(WARMUP_SECONDS, {});
+  const singleCreate = await creates(SECONDS, watched());
+  printLoad('4. single upsert, creates', singleCreate);
+  if (!only(singleCreate, 201)) problems.push(`single upsert creates: statuses ${JSON.stringify(singleCreate.statuses)} (all 201 expected)`);
+  // Re-posting what was created (identical bodies: 'unchanged'); the ids come from the site's
+  // external_id index, as autocannon may have built a last request per connection it never sent.
+  const known = (await direct.hkeys(keys.siteExternalIds(tenantId, siteId))).filter((e) => e.startsWith('s-')).map((e) => Number(e.slice(2)));
+  const updates = upsert((n) => single(known[n % known.length]));
+  await updates(WARMUP_SECONDS, {});
+  const singleUpdate = await updates(SECONDS, watched());
+  printLoad('4. single upsert, re-posts of known ids', singleUpdate);
+  if (!only(singleUpdate, 200)) problems.push(`single upsert re-posts: statuses ${JSON.stringify(singleUpdate.statuses)} (all 200 expected)`);
+
+  const rss: Record<string, number | null> = { 'kcs serve': null, 'kcs workers (embedding off)': peakRssMiB(worker.proc.pid) };
+
+  // ---- 5. embedding with the local model -------------------------------------------------------
+  await worker.stop();
+  worker = new ChildTarget('kcs workers', workersEntry, { ...env, KCS_EMBEDDER: 'local' }, undefined, profiled('workers-local'));
+  await worker.ready;
+  // Warm-up: loads the model (not measured); texts of their own, so nothing measured is cached.
+  await embedRun(api, bulkPath, 'ew', 900_000, 16);
+  const cacheEntries = async () => (await direct.keys('kcs:emb:*')).length;
+  const texts = new Set<string>();
+  for (let i = 0; i < EMBED_PRODUCTS; i++) {
+    const t = embeddingTexts(product('e', 200_000 + i) as unknown as ProductInput);
+    for (const text of [t.description, t.properties, t.attributes, t.anchor]) if (text) texts.add(text);
+  }
+  const cachedBefore = await cacheEntries();
+  const distinct = await embedRun(api, bulkPath, 'e', 200_000, EMBED_PRODUCTS, watched());
+  const computed = (await cacheEntries()) - cachedBefore;
+  check(problems, 'embed distinct', [distinct.view], { created: EMBED_PRODUCTS });
+  if (distinct.view.embedding.done !== EMBED_PRODUCTS) problems.push(`embed distinct: ${distinct.view.embedding.done} embedded, not ${EMBED_PRODUCTS}`);
+  if (computed !== texts.size) problems.push(`embed distinct: ${computed} texts entered the cache, ${texts.size} expected`);
+  const textsRate = texts.size / distinct.seconds;
+  console.log(
+    `5. embedding, distinct texts: ${EMBED_PRODUCTS} products (${texts.size} texts) in ${fmt(distinct.seconds, 1)} s (stored after ${fmt(distinct.storedSeconds, 2)} s): ` +
+      `${fmt(textsRate, 0)} texts/s, ${fmt(EMBED_PRODUCTS / distinct.seconds, 0)} products/s  (CPU ${formatCpu(distinct.cpu)})`,
+  );
+  // The same texts under other external_ids: every text is a cache hit.
+  const cached = await embedRun(api, bulkPath, 'c', 200_000, EMBED_PRODUCTS, watched());
+  const computedAgain = (await cacheEntries()) - cachedBefore - computed;
+  check(problems, 'embed cached', [cached.view], { created: EMBED_PRODUCTS });
+  if (cached.view.embedding.done !== EMBED_PRODUCTS) problems.push(`embed cached: ${cached.view.embedding.done} embedded, not ${EMBED_PRODUCTS}`);
+  if (computedAgain !== 0) problems.push(`embed cached: ${computedAgain} texts were computed again`);
+  console.log(
+    `5. embedding, cached texts:   ${EMBED_PRODUCTS} products in ${fmt(cached.seconds, 2)} s (stored after ${fmt(cached.storedSeconds, 2)} s): ` +
+      `${fmt(EMBED_PRODUCTS / cached.seconds, 0)} products/s  (CPU ${formatCpu(cached.cpu)})\n`,
+  );
+  rss['kcs serve'] = peakRssMiB(serve.proc.pid);
+  rss['kcs workers (local embedder)'] = peakRssMiB(worker.proc.pid);
+
+  // ---- the summary -------------------------------------------------------------------------------
+  const verdict = (value: number, target: number) => `≥ ${target.toLocaleString('en')}/s: **${value >= target ? 'PASS' : 'MISS'}**`;
+  const rows: [string, string, string][] = [
+    [`1. bulk create, ${PRODUCTS.toLocaleString('en')} products (embedding off)`, `${fmt(create.rate, 0)} products/s (${fmt(create.seconds, 2)} s)`, verdict(create.rate, TARGET.create)],
+    ['   upload + validate (first byte → last 202)', `${fmt(create.uploadSeconds, 2)} s; serve CPU ${fmt(create.cpuSeconds.serve, 1)} s`, ''],
+    ['   worker write (first 202 → last job completed)', `${fmt(create.writeSeconds, 2)} s; workers CPU ${fmt(create.cpuSeconds.workers, 1)} s, redis ${fmt(create.cpuSeconds['redis-server'], 1)} s`, ''],
+    [`2. bulk again, unchanged sync_hash`, `${fmt(unchanged.rate, 0)} products/s (${fmt(unchanged.seconds, 2)} s)`, verdict(unchanged.rate, TARGET.unchanged)],
+    ['   upload + validate / worker write', `${fmt(unchanged.uploadSeconds, 2)} s / ${fmt(unchanged.writeSeconds, 2)} s; CPU serve ${fmt(unchanged.cpuSeconds.serve, 1)} s, workers ${fmt(unchanged.cpuSeconds.workers, 1)} s, redis ${fmt(unchanged.cpuSeconds['redis-server'], 1)} s`, ''],
+    [`3. ceiling: pipelined HSET of the doc strings`, `${fmt(ceilingRate, 0)} products/s`, 'ceiling'],
+    [`4. single upsert, creates (c=${CONNECTIONS})`, `${fmt(singleCreate.rps, 0)} req/s, p50 ${fmt(singleCreate.p50, 2)} ms, p99 ${fmt(singleCreate.p99, 2)} ms`, ''],
+    [`4. single upsert, re-posts: unchanged (c=${CONNECTIONS})`, `${fmt(singleUpdate.rps, 0)} req/s, p50 ${fmt(singleUpdate.p50, 2)} ms, p99 ${fmt(singleUpdate.p99, 2)} ms`, ''],
+    [`5. embedding, ${EMBED_PRODUCTS.toLocaleString('en')} products, distinct texts`, `${fmt(textsRate, 0)} texts/s, ${fmt(EMBED_PRODUCTS / distinct.seconds, 0)} products/s (${fmt(distinct.seconds, 1)} s; stored after ${fmt(distinct.storedSeconds, 1)} s)`, ''],
+    [`5. embedding, ${EMBED_PRODUCTS.toLocaleString('en')} products, cached texts`, `${fmt(EMBED_PRODUCTS / cached.seconds, 0)} products/s (${fmt(cached.seconds, 2)} s; stored after ${fmt(cached.storedSeconds, 2)} s)`, ''],
+    ...Object.entries(rss).map(([name, mib]): [string, string, string] => [`peak RSS, ${name}`, mib === null ? 'n/a' : `${fmt(mib, 0)} MiB`, '']),
+  ];
+  console.log(['| measurement | figure | target |', '|---|---:|---|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n'));
+
+  const busiest = Math.max(
+    ...[create, unchanged].map((r) => (r.cpuSeconds.other ?? 0) / r.seconds),
+    ...[ceiling.cores, singleCreate.cpu, singleUpdate.cpu, distinct.cpu, cached.cpu].map((cpu) => cpu.other ?? 0),
+  );
+  if (busiest > 0.1) {
+    console.log(
+      `\nnote: other processes took up to ${(busiest * 100).toFixed(0)}% of a core (of ${availableParallelism()}) during a run: ` +
+        'these are not the figures of an otherwise idle machine',
+    );
+  }
+  if (CPU_PROF) console.log(`\nCPU profiles (written as the children exit): ${CPU_PROF}`);
+  if (problems.length > 0) {
+    console.error(`\nthe figures above are not valid:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    return 1;
+  }
+  return 0;
+}
+
+// ---- the runs ------------------------------------------------------------------------------------
+
+interface BulkResult {
+  views: JobView[];
+  /** First byte sent → last job completed. */
+  seconds: number;
+  rate: number;
+  /** First byte sent → last 202 received. */
+  uploadSeconds: number;
+  /** First 202 received → last job completed (the workers write while later requests upload). */
+  writeSeconds: number;
+  cpuSeconds: Record<string, number>;
+}
+
+/** POSTs every body (IN_FLIGHT at once), waits for every job; times from the first byte sent to the last job completed. */
+async function bulkRun(api: Api, path: string, bodies: Buffer[], watched: Record<string, number | undefined>): Promise<BulkResult> {
+  api.fresh();
+  const meter = cpuMeter(watched);
+  const t0 = performance.now();
+  const t0Epoch = performance.timeOrigin + t0;
+  const acceptedAt: number[] = [];
+  const waits: Promise<JobView>[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++];
+        const reply = await api.call('POST', path, body, 'application/x-ndjson');
+        if (reply.status !== 202) throw new Error(`bulk POST answered ${reply.status}: ${reply.body.slice(0, 500)}`);
+        acceptedAt.push(performance.now() - t0);
+        const accepted = JSON.parse(reply.body) as { job_id: string; accepted: number; rejected: number };
+        if (accepted.rejected > 0) throw new Error(`bulk POST rejected ${accepted.rejected} items: ${reply.body.slice(0, 500)}`);
+        const wait = api.waitForJob(accepted.job_id);
+        wait.catch(() => undefined); // awaited below, after the uploads; a failure is not unhandled meanwhile
+        waits.push(wait);
+      }
+    }),
+  );
+  const views = await Promise.all(waits);
+  const { seconds: cpuSeconds } = meter();
+  const finished = views.map((v) => (v.finished_at ? Date.parse(v.finished_at) - t0Epoch : NaN));
+  const seconds = Math.max(...finished) / 1000;
+  const total = views.reduce((sum, v) => sum + v.total, 0);
+  return {
+    views,
+    seconds,
+    rate: total / seconds,
+    uploadSeconds: Math.max(...acceptedAt) / 1000,
+    writeSeconds: seconds - Math.min(...acceptedAt) / 1000,
+    cpuSeconds,
+  };
+}
+
+/** One bulk request of `count` products, timed until its embeddings are done (embedding.pending 0). */
+async function embedRun(api: Api, path: string, prefix: string, first: number, count: number, watched: Record<string, number | undefined> = {}) {
+  const lines = Array.from({ length: count }, (_, k) => JSON.stringify(product(prefix, first + k)));
+  api.fresh();
+  const meter = cpuMeter(watched);
+  const t0 = performance.now();
+  const reply = await api.call('POST', path, Buffer.from(lines.join('\n')), 'application/x-ndjson');
+  if (reply.status !== 202) throw new Error(`bulk POST answered ${reply.status}: ${reply.body.slice(0, 500)}`);
+  const { job_id: jobId } = JSON.parse(reply.body) as { job_id: string };
+  const deadline = Date.now() + 60_000 + count * 150;
+  let storedSeconds = NaN;
+  for (;;) {
+    const view = JSON.parse((await api.call('GET', `/api/knowledge/jobs/${jobId}`)).body) as JobView;
+    if (view.status === 'failed') throw new Error(`job ${jobId} failed: ${JSON.stringify(view)}`);
+    if (view.status === 'completed' && Number.isNaN(storedSeconds)) storedSeconds = (performance.now() - t0) / 1000;
+    if (view.status === 'completed' && view.embedding.pending === 0) {
+      const seconds = (performance.now() - t0) / 1000;
+      return { view, seconds, storedSeconds, cpu: meter().cores };
+    }
+    if (Date.now() > deadline) throw new Error(`job ${jobId}: embeddings not done in time: ${JSON.stringify(view)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function check(problems: string[], name: string, views: JobView[], expected: Partial<JobView['counts']>): void {
+  const sum = (field: keyof JobView['counts']) => views.reduce((s, v) => s + v.counts[field], 0);
+  for (const view of views) if (view.status !== 'completed') problems.push(`${name}: job ${view.id} is ${view.status}`);
+  for (const field of ['created', 'updated', 'unchanged', 'failed', 'rejected'] as const) {
+    const want = expected[field] ?? 0;
+    if (sum(field) !== want) problems.push(`${name}: counts.${field} is ${sum(field)}, ${want} expected`);
+  }
+}
+
+function report(name: string, r: BulkResult): void {
+  const perProduct = (s: number | undefined) => (s === undefined ? 'n/a' : `${fmt((s * 1e6) / PRODUCTS, 0)} µs`);
+  console.log(
+    `${name}: ${fmt(r.rate, 0)} products/s, ${fmt(r.seconds, 2)} s end to end; upload + validate ${fmt(r.uploadSeconds, 2)} s, ` +
+      `worker write ${fmt(r.writeSeconds, 2)} s (after the first 202)\n` +
+      `   CPU per product: serve ${perProduct(r.cpuSeconds.serve)}, workers ${perProduct(r.cpuSeconds.workers)}, ` +
+      `redis-server ${perProduct(r.cpuSeconds['redis-server'])}, bench ${perProduct(r.cpuSeconds.bench)}, other ${perProduct(r.cpuSeconds.other)}\n`,
+  );
+}
+
+function printLoad(name: string, r: LoadResult): void {
+  console.log(
+    `${name}: ${fmt(r.rps, 0)} req/s  p50 ${fmt(r.p50, 3)} ms  p99 ${fmt(r.p99, 3)} ms  ` +
+      `statuses ${JSON.stringify(r.statuses)}  errors ${r.errors}  (CPU ${formatCpu(r.cpu)})`,
+  );
+}
+
+const only = (r: LoadResult, status: number) => r.errors === 0 && Object.keys(r.statuses).every((s) => Number(s) === status);
+
+// ---- the catalogue ---------------------------------------------------------------------------------
+
+const BRANDS = ['Nordkap', 'Alpenglow', 'Velora', 'Brightwater', 'Kestrel', 'Ostara', 'Lumen & Co', 'Tidewell', 'Granite Peak', 'Sorrel'];
+const NOUNS = ['Jacket', 'Backpack', 'Lamp', 'Kettle', 'Headphones', 'Desk Chair', 'Running Shoe', 'Tent', 'Blender', 'Watch', 'Duvet', 'Drill'];
+const ADJECTIVES = ['Lightweight', 'Classic', 'Compact', 'Pro', 'Ultra', 'Everyday', 'Trail', 'Urban', 'Premium', 'Eco'];
+const CATEGORIES = ['Outdoor > Jackets', 'Outdoor > Tents', 'Home > Lighting', 'Home > Kitchen', 'Electronics > Audio', 'Office > Furniture', 'Sports > Running', 'Home > Bedding', 'Tools > Power Tools', 'Accessories > Watches'];
+const COLORS = ['black', 'navy', 'forest green', 'sand', 'graphite', 'red', 'white', 'ochre'];
+const MATERIALS = ['recycled polyester', 'aluminium', 'oak', 'stainless steel', 'organic cotton', 'ABS plastic', 'merino wool'];
+const PHRASES = [
+  'built for daily use', 'tested in harsh conditions', 'with a two-year warranty', 'easy to clean', 'designed in Europe',
+  'made from durable materials', 'a customer favourite', 'with a low-energy design', 'packed in plastic-free packaging', 'ready to use out of the box',
+];
+
+/** Deterministic pseudo-random numbers from an integer seed (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Product number `i` of a catalogue; the same `i` gives the same texts whatever the prefix of its external_id. */
+function product(prefix: string, i: number): Record<string, unknown> {
+  const r = random(i * 7919 + 17);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(r() * list.length)];
+  const brand = pick(BRANDS);
+  const noun = pick(NOUNS);
+  const title = `${brand} ${pick(ADJECTIVES)} ${noun} ${String.fromCharCode(65 + (i % 26))}${i}`;
+  const color = pick(COLORS);
+  const material = pick(MATERIALS);
+  let description = `The ${title} in ${color} is ${pick(PHRASES)} and ${pick(PHRASES)}. Made of ${material}, it is ${pick(PHRASES)}.`;
+  while (description.length < 200) description += ` It is ${pick(PHRASES)}.`;
+  const price = 5 + Math.floor(r() * 49_500) / 100;
+  const item: Record<string, unknown> = {
+    external_id: `${prefix}-${i}`,
+    title,
+    description: description.slice(0, 220),
+    brand,
+    category: pick(CATEGORIES),
+    price_current: price.toFixed(2),
+    price_msrp: (price * 1.2).toFixed(2),
+    currency: 'EUR',
+    availability: r() < 0.9 ? 'in_stock' : 'out_of_stock',
+    attributes: { color, material, size: pick(['XS', 'S', 'M', 'L', 'XL', 'one size']), weight_g: 100 + Math.floor(r() * 5000), model: `${noun.slice(0, 3).toUpperCase()}-${i}` },
+    properties: { warranty_years: 1 + Math.floor(r() * 3), origin: pick(['DE', 'IT', 'PT', 'CN', 'VN', 'US']), care: pick(['machine wash 30°C', 'wipe clean', 'do not wash']), season: pick(['all year', 'summer', 'winter']), eco_label: r() < 0.3 },
+    language: 'en',
+  };
+  item.sync_hash = createHash('sha256').update(JSON.stringify(item)).digest('hex');
+  return item;
+}
+
+// ---- HTTP client ------------------------------------------------------------------------------------
+
+class Api {
+  private uploads = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+  private others = new Agent({ keepAlive: true });
+
+  constructor(
+    private readonly port: number,
+    readonly host: string,
+    private readonly key: string,
+  ) {}
+
+  call(method: 'GET' | 'POST', path: string, body?: Buffer, contentType?: string): Promise<{ status: number; body: string }> {
+    return new Promise((resolvePromise, reject) => {
+      const req = httpRequest(
+        {
+          host: HOST, port: this.port, method, path, agent: body ? this.uploads : this.others,
+          headers: {
+            host: this.host, authorization: `Bearer ${this.key}`,
+            ...(body ? { 'content-type': contentType ?? 'application/json', 'content-length': String(body.length) } : {}),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+        },
+      );
+      req.setTimeout(120_000, () => req.destroy(new Error(`${method} ${path}: no answer in 120 s`)));
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  /** The job once it is completed or failed (GET …?wait=true answers after at most 60 s: asks again). */
+  async waitForJob(jobId: string): Promise<JobView> {
+    for (;;) {
+      const reply = await this.call('GET', `/api/knowledge/jobs/${jobId}?wait=true`);
+      if (reply.status !== 200) throw new Error(`GET job ${jobId} answered ${reply.status}: ${reply.body.slice(0, 500)}`);
+      const view = JSON.parse(reply.body) as JobView;
+      if (view.status === 'completed' || view.status === 'failed') return view;
+    }
+  }
+
+  /**
+   * New connections for the next run: uWS closes a keep-alive connection after 10 s idle, and a
+   * request sent on one it is closing fails.
+   */
+  fresh(): void {
+    this.close();
+    this.uploads = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+    this.others = new Agent({ keepAlive: true });
+  }
+
+  close(): void {
+    this.uploads.destroy();
+    this.others.destroy();
+  }
+}
