@@ -57,18 +57,19 @@ async function serve(config: Config, withWorker: boolean): Promise<void> {
   // Clean-up is registered before anything starts, so a signal at any moment stops what runs.
   let embedded: EmbeddedRedis | null = null;
   let server: RunningServer | null = null;
-  let worker: ChildProcess | null = null;
+  const workers = new Set<ChildProcess>();
   let stopping = false;
   onShutdown(log, config.shutdownGraceMs, [
     async () => server?.close(),
     async () => {
       stopping = true;
-      const child = worker;
-      if (child && child.exitCode === null) {
-        const exited = new Promise((done) => child.once('exit', done));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await Promise.all(
+        [...workers].filter((child) => child.exitCode === null).map((child) => {
+          const exited = new Promise((done) => child.once('exit', done));
+          child.kill('SIGTERM');
+          return exited;
+        }),
+      );
     },
     async () => embedded?.stop(),
   ]);
@@ -77,17 +78,24 @@ async function serve(config: Config, withWorker: boolean): Promise<void> {
   embedded = redis.embedded;
   server = await startServer(config, redis.url, log);
   if (withWorker) {
-    // The worker runs in its own process so that CPU-heavy jobs never stall HTTP.
-    const spawnWorker = () => {
+    // Workers run in their own processes so that CPU-bound jobs never stall HTTP; embedding (the
+    // model blocks its event loop for seconds per batch) apart from ingest, so bulk writes go on.
+    const roles = config.embedding.provider === 'none' ? ['ingest,maintenance'] : ['ingest,maintenance', 'embed'];
+    const spawnWorker = (queues: string) => {
       if (stopping) return;
-      worker = fork(fileURLToPath(import.meta.url), ['worker'], { execArgv: process.execArgv, env: { ...process.env, REDIS_URL: redis.url } });
-      worker.on('exit', (code) => {
+      const child = fork(fileURLToPath(import.meta.url), ['worker'], {
+        execArgv: process.execArgv,
+        env: { ...process.env, REDIS_URL: redis.url, KCS_WORKER_QUEUES: queues },
+      });
+      workers.add(child);
+      child.on('exit', (code) => {
+        workers.delete(child);
         if (stopping) return;
-        log.warn({ code }, 'worker exited; restarting in 1 s');
-        setTimeout(spawnWorker, 1000);
+        log.warn({ code, queues }, 'worker exited; restarting in 1 s');
+        setTimeout(() => spawnWorker(queues), 1000);
       });
     };
-    spawnWorker();
+    roles.forEach(spawnWorker);
   }
 
   if (config.bootstrapDemo) {

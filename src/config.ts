@@ -19,7 +19,12 @@ export interface Config {
   bootstrapDemo: boolean;
   shutdownGraceMs: number;
   embedding: EmbeddingConfig;
+  /** The queues a `kcs worker` process takes jobs from. */
+  workerQueues: WorkerQueue[];
 }
+
+export const WORKER_QUEUES = ['ingest', 'embed', 'maintenance'] as const;
+export type WorkerQueue = (typeof WORKER_QUEUES)[number];
 
 /** Which embedder the workers run; `none` stores products with embedding_status "skipped". */
 export type EmbeddingConfig =
@@ -101,6 +106,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     };
   }
 
+  const workerQueues = (env.KCS_WORKER_QUEUES || WORKER_QUEUES.join(',')).split(',').map((q) => q.trim()).filter(Boolean);
+  const unknownQueues = workerQueues.filter((q) => !(WORKER_QUEUES as readonly string[]).includes(q));
+  if (unknownQueues.length > 0) problems.push(`KCS_WORKER_QUEUES has unknown queues (${unknownQueues.join(', ')}); use ${WORKER_QUEUES.join(', ')}`);
+
   const config: Config = {
     port: int('PORT', 8080, 0, 65535),
     host,
@@ -114,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapDemo: bool('KCS_BOOTSTRAP_DEMO', true),
     shutdownGraceMs: int('KCS_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     embedding,
+    workerQueues: workerQueues as WorkerQueue[],
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

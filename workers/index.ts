@@ -24,11 +24,13 @@ export async function startWorkers(config: Config, redisUrl: string, log: Logger
   const services = createServices(redis, queues);
   // BullMQ leaves a connection it was handed open on close: we own it and close it.
   const connection = queueConnection(redisUrl);
-  const workers: Worker[] = [
-    maintenanceWorker(connection, new ProductRepository(redis), config.workerConcurrency, log),
-    ingestWorker(connection, services.ingest, services.jobs, Math.min(config.workerConcurrency, 2), log, config.ingestLockMs),
-  ];
-  const embedder = createEmbedder(config.embedding);
+  const wanted = new Set(config.workerQueues);
+  const workers: Worker[] = [];
+  if (wanted.has('maintenance')) workers.push(maintenanceWorker(connection, new ProductRepository(redis), config.workerConcurrency, log));
+  if (wanted.has('ingest')) {
+    workers.push(ingestWorker(connection, services.ingest, services.jobs, Math.min(config.workerConcurrency, 2), log, config.ingestLockMs));
+  }
+  const embedder = wanted.has('embed') ? createEmbedder(config.embedding) : null;
   if (embedder) {
     workers.push(embedWorker(connection, embedder, new VectorRepository(redis), services.jobs, config.embedding.batchSize, log));
   }
