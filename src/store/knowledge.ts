@@ -158,8 +158,8 @@ export class EntryRepository {
       ...(q.projectId ? [keys.entriesByProject(t, q.projectId)] : []),
       ...(q.layer !== undefined ? [keys.entriesByLayer(t, q.layer)] : []),
     ];
-    const scratch = randomUUID();
-    const allKeys = [base, own ?? base, keys.entriesExpiring(t), keys.entriesTmp(t, `${scratch}:a`), keys.entriesTmp(t, `${scratch}:b`), ...filters];
+    const scratch = keys.entriesTmp(t, randomUUID());
+    const allKeys = [base, own ?? base, keys.entriesExpiring(t), scratch, scratch, ...filters];
     const [total, ...ids] = await this.redis.pageEntries(
       allKeys.length, ...allKeys,
       Date.now(), q.includeExpired ? '1' : '0', q.offset, q.limit, own && own !== base ? '1' : '0',
