@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { startStack, type HttpResult, type Stack, type TenantFixture } from '../helpers/stack.js';
+import { assertError } from '../helpers/assertions.js';
 
 const AUDIT = '/api/knowledge/audit';
 const ENTRIES = '/api/knowledge/knowledge-entries';
@@ -29,12 +30,6 @@ const uniq = (prefix = 'x') => `${prefix}-${++counter}`;
 
 /** The id of an API key: `kcs_<key id>_<secret>`. */
 const keyId = (key: string) => key.split('_')[1];
-
-function assertError(res: HttpResult, status: number): void {
-  assert.equal(res.status, status, res.text);
-  assert.deepEqual(Object.keys(res.body), ['detail']);
-  assert.equal(typeof res.body.detail, 'string');
-}
 
 const withKey = (key: string | undefined, options: { body?: unknown; headers?: Record<string, string> } = {}) =>
   (key ? { key, ...options } : options);

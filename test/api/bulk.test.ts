@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { startStack, type HttpResult, type Stack, type TenantFixture } from '../helpers/stack.js';
+import { assertError } from '../helpers/assertions.js';
 
 const BULK = '/api/knowledge/products/bulk';
 const PRODUCTS = '/api/knowledge/products';
@@ -96,12 +97,6 @@ function assertJobShape(job: any): void {
   }
 }
 
-function assertError(res: HttpResult, status: number): void {
-  assert.equal(res.status, status, res.text);
-  assert.deepEqual(Object.keys(res.body), ['detail']);
-  assert.equal(typeof res.body.detail, 'string');
-  assert.ok(res.body.detail.length > 0);
-}
 
 // ---- bodies and item errors -------------------------------------------------------------------
 

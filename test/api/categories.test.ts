@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import { startStack, type HttpResult, type Stack, type TenantFixture } from '../helpers/stack.js';
+import { startStack, type Stack, type TenantFixture } from '../helpers/stack.js';
+import { assert422, assertError } from '../helpers/assertions.js';
 
 const CATEGORIES = '/api/knowledge/categories';
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -26,17 +27,7 @@ const UUID_ERROR = 'Input should be a valid UUID';
 const NO_PARENT = err('parent_id', 'Parent category not found', 'value_error');
 const CYCLE = err('parent_id', 'A category cannot be moved below itself or its descendants', 'value_error');
 
-function assert422(res: HttpResult, detail: unknown[]): void {
-  assert.equal(res.status, 422, res.text);
-  assert.deepEqual(res.body, { detail });
-}
 
-function assertError(res: HttpResult, status: number): void {
-  assert.equal(res.status, status, res.text);
-  assert.deepEqual(Object.keys(res.body), ['detail']);
-  assert.equal(typeof res.body.detail, 'string');
-  assert.ok(res.body.detail.length > 0);
-}
 
 async function create(t: TenantFixture, body: Body): Promise<any> {
   const res = await t.request('POST', CATEGORIES, { body });

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { startStack, type HttpResult, type Stack, type TenantFixture } from '../helpers/stack.js';
+import { assert422, assertError, assertInsufficientScope } from '../helpers/assertions.js';
 
 const ENTRIES = '/api/knowledge/knowledge-entries';
 const CATEGORIES = '/api/knowledge/categories';
@@ -52,22 +53,8 @@ const ge = (loc: Loc, n: number) => err(loc, `Input should be greater than or eq
 const le = (loc: Loc, n: number) => err(loc, `Input should be less than or equal to ${n}`, 'less_than_equal');
 const categoryNotFound = err(['body', 'category_id'], 'Category not found', 'value_error');
 
-function assert422(res: HttpResult, detail: unknown[]): void {
-  assert.equal(res.status, 422, res.text);
-  assert.deepEqual(res.body, { detail });
-}
 
-function assertError(res: HttpResult, status: number): void {
-  assert.equal(res.status, status, res.text);
-  assert.deepEqual(Object.keys(res.body), ['detail']);
-  assert.equal(typeof res.body.detail, 'string');
-  assert.ok(res.body.detail.length > 0);
-}
 
-function assertInsufficientScope(res: HttpResult, scope: string): void {
-  assertError(res, 403);
-  assert.equal(res.headers['www-authenticate'], `Bearer error="insufficient_scope", scope="${scope}"`);
-}
 
 /** Request options with a key only when one is given (an explicit undefined would drop the fixture's key). */
 const withKey = (key: string | undefined, options: { body?: unknown; headers?: Record<string, string> } = {}) =>

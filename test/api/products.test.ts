@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { startStack, type HttpResult, type Stack, type TenantFixture } from '../helpers/stack.js';
+import { assert422, assertError } from '../helpers/assertions.js';
 
 const PRODUCTS = '/api/knowledge/products';
 const SITES = '/api/knowledge/sites';
@@ -43,17 +44,7 @@ const decimalType = (field: string) => err(field, 'Decimal input should be an in
 const ge = (field: string, n: number, root = 'body') => err(field, `Input should be greater than or equal to ${n}`, 'greater_than_equal', root);
 const le = (field: string, n: number, root = 'body') => err(field, `Input should be less than or equal to ${n}`, 'less_than_equal', root);
 
-function assert422(res: HttpResult, detail: unknown[]): void {
-  assert.equal(res.status, 422, res.text);
-  assert.deepEqual(res.body, { detail });
-}
 
-function assertError(res: HttpResult, status: number): void {
-  assert.equal(res.status, status, res.text);
-  assert.deepEqual(Object.keys(res.body), ['detail']);
-  assert.equal(typeof res.body.detail, 'string');
-  assert.ok(res.body.detail.length > 0);
-}
 
 async function createSite(t: TenantFixture, over: Body = {}): Promise<any> {
   const res = await t.request('POST', SITES, { body: { slug: uniq('site'), name: 'Shop', language: 'en', ...over } });

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { keys } from '../../src/store/keys.js';
 import { startStack, type HttpResult, type Stack, type TenantFixture } from '../helpers/stack.js';
+import { assert422, assertError } from '../helpers/assertions.js';
 
 const SITES = '/api/knowledge/sites';
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -36,17 +37,7 @@ const tooLong = (field: string, n: number) => err(field, `String should have at 
 const patternMismatch = err('slug', `String should match pattern '${SLUG_PATTERN}'`, 'string_pattern_mismatch');
 const missing = (field: string) => err(field, 'Field required', 'missing');
 
-function assert422(res: HttpResult, detail: unknown[]): void {
-  assert.equal(res.status, 422, res.text);
-  assert.deepEqual(res.body, { detail });
-}
 
-function assertError(res: HttpResult, status: number): void {
-  assert.equal(res.status, status, res.text);
-  assert.deepEqual(Object.keys(res.body), ['detail']);
-  assert.equal(typeof res.body.detail, 'string');
-  assert.ok(res.body.detail.length > 0);
-}
 
 async function create(t: TenantFixture, over: Body = {}): Promise<any> {
   const res = await t.request('POST', SITES, { body: siteBody(over) });
