@@ -275,11 +275,14 @@ describe('PUT /categories/{category_id}', () => {
     t = await stack.tenant();
   });
 
-  /** A > B > C, plus a separate top-level D. */
+  /** A > B > C, and D at the top; created a few ms apart so that created_at orders them. */
   async function chain() {
     const a = await create(t, { name: 'A', description: 'top', sort_order: 4 });
+    await delay(5);
     const b = await create(t, { name: 'B', parent_id: a.id });
+    await delay(5);
     const cc = await create(t, { name: 'C', parent_id: b.id });
+    await delay(5);
     const d = await create(t, { name: 'D' });
     return { a, b, c: cc, d };
   }
