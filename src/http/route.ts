@@ -17,7 +17,6 @@ export interface IncomingRequest {
   headers: Record<string, string>;
   body: Buffer;
   requestId: string;
-  remoteAddress: string;
 }
 
 export interface Reply {

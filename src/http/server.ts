@@ -128,7 +128,6 @@ export class HttpServer {
         headers,
         body,
         requestId,
-        remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
       };
       this.dispatch(match.route, match.params, req).then(send, (error: unknown) => {
         const reply = errorReply(error);

@@ -8,10 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { startStack, type HttpResult, type Stack, type TenantFixture } from '../helpers/stack.js';
 import { assertError } from '../helpers/assertions.js';
+import { newCategory, withKey } from '../helpers/fixtures.js';
 
 const AUDIT = '/api/knowledge/audit';
 const ENTRIES = '/api/knowledge/knowledge-entries';
-const CATEGORIES = '/api/knowledge/categories';
 const EVENT_ID = /^\d+-\d+$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 const EVENT_KEYS = ['id', 'at', 'action', 'entity_type', 'entity_id', 'version', 'user_id', 'credential_id', 'client_id', 'audit_source'].sort();
@@ -31,14 +31,6 @@ const uniq = (prefix = 'x') => `${prefix}-${++counter}`;
 /** The id of an API key: `kcs_<key id>_<secret>`. */
 const keyId = (key: string) => key.split('_')[1];
 
-const withKey = (key: string | undefined, options: { body?: unknown; headers?: Record<string, string> } = {}) =>
-  (key ? { key, ...options } : options);
-
-async function newCategory(t: TenantFixture): Promise<string> {
-  const res = await t.request('POST', CATEGORIES, { body: { name: uniq('cat') } });
-  assert.equal(res.status, 201, res.text);
-  return res.body.id;
-}
 
 async function createEntry(t: TenantFixture, cat: string, over: Body = {}, key?: string, headers?: Record<string, string>): Promise<any> {
   const path = over.visibility === 'personal' ? `${ENTRIES}/personal` : ENTRIES;

@@ -9,6 +9,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { startStack, type HttpResult, type Stack, type TenantFixture } from '../helpers/stack.js';
 import { assert422, assertError, assertInsufficientScope } from '../helpers/assertions.js';
+import { newCategory, withKey } from '../helpers/fixtures.js';
 
 const ENTRIES = '/api/knowledge/knowledge-entries';
 const CATEGORIES = '/api/knowledge/categories';
@@ -52,19 +53,6 @@ const stringType = (loc: Loc) => err(loc, 'Input should be a valid string', 'str
 const ge = (loc: Loc, n: number) => err(loc, `Input should be greater than or equal to ${n}`, 'greater_than_equal');
 const le = (loc: Loc, n: number) => err(loc, `Input should be less than or equal to ${n}`, 'less_than_equal');
 const categoryNotFound = err(['body', 'category_id'], 'Category not found', 'value_error');
-
-
-
-
-/** Request options with a key only when one is given (an explicit undefined would drop the fixture's key). */
-const withKey = (key: string | undefined, options: { body?: unknown; headers?: Record<string, string> } = {}) =>
-  (key ? { key, ...options } : options);
-
-async function newCategory(t: TenantFixture): Promise<string> {
-  const res = await t.request('POST', CATEGORIES, { body: { name: uniq('cat') } });
-  assert.equal(res.status, 201, res.text);
-  return res.body.id;
-}
 
 const entryBody = (categoryId: string, over: Body = {}): Body => ({
   title: uniq('Entry'), content: 'Some content', category_id: categoryId, visibility: 'public', ...over,
