@@ -3,18 +3,28 @@ import { adminRoutes } from './api/admin.js';
 import { bulkRoutes } from './api/bulk.js';
 import { categoryRoutes } from './api/categories.js';
 import { knowledgeRoutes } from './api/knowledge.js';
+import { searchRoutes } from './api/search.js';
+import { oauthResolver, oauthRoutes } from './api/oauth.js';
 import { Guard } from './api/guard.js';
 import { buildOpenApi } from './api/openapi.js';
 import { productRoutes } from './api/products.js';
 import { siteRoutes } from './api/sites.js';
 import { systemRoutes } from './api/system.js';
 import type { Config } from './config.js';
+import { DEFAULT_OAUTH_LIFETIMES, type OAuthLifetimes } from './config.js';
 import { ApiKeyService } from './domain/apiKeys.js';
 import { CategoryService } from './domain/categories.js';
 import { AuditLog } from './domain/audit.js';
 import { IngestService } from './domain/ingest.js';
 import { KnowledgeService } from './domain/knowledge.js';
+import { OAuthService } from './domain/oauth.js';
 import { ProductService, type EmbeddingScheduler } from './domain/products.js';
+import { SearchService } from './domain/search.js';
+import { noSearchRefresh, type SearchRefresh } from './domain/searchRefresh.js';
+import { createEmbedder } from './embed/index.js';
+import { QueryEmbedder } from './embed/queryEmbedder.js';
+import { createSearchEngine } from './search/index.js';
+import type { EngineProgress } from './search/engine.js';
 import { SiteService } from './domain/sites.js';
 import { TenantService, UserService } from './domain/tenants.js';
 import { parseInput } from './http/input.js';
@@ -30,6 +40,7 @@ import { CategoryRepository } from './store/categories.js';
 import { connectRedis, type Store } from './store/redis.js';
 import { JobRepository } from './store/jobs.js';
 import { EntryRepository } from './store/knowledge.js';
+import { OAuthRepository } from './store/oauth.js';
 import { ProductRepository } from './store/products.js';
 import { SiteRepository } from './store/sites.js';
 import { ApiKeyRepository, TenantRepository, UserRepository } from './store/tenants.js';
@@ -37,7 +48,12 @@ import { ApiKeyRepository, TenantRepository, UserRepository } from './store/tena
 export const VERSION = '0.1.0';
 
 /** The services of one process, built on one Redis connection (queues only where jobs are sent). */
-export function createServices(redis: Store, queues: Partial<Queues> = {}) {
+export function createServices(
+  redis: Store,
+  queues: Partial<Queues> = {},
+  oauthLifetimes: OAuthLifetimes = DEFAULT_OAUTH_LIFETIMES,
+  searchRefresh: SearchRefresh = noSearchRefresh,
+) {
   const embedding: EmbeddingScheduler = queues.embed ?? noEmbedding;
   const tenants = new TenantService(new TenantRepository(redis));
   const users = new UserService(new UserRepository(redis));
@@ -47,7 +63,7 @@ export function createServices(redis: Store, queues: Partial<Queues> = {}) {
     await queues.maintenance.schedulePurge(tenantId, siteId);
   });
   const categories = new CategoryService(new CategoryRepository(redis));
-  const products = new ProductService(new ProductRepository(redis), embedding);
+  const products = new ProductService(new ProductRepository(redis), embedding, searchRefresh);
   const jobs = new JobRepository(redis);
   const ingest = new IngestService(
     jobs,
@@ -64,9 +80,10 @@ export function createServices(redis: Store, queues: Partial<Queues> = {}) {
       : null,
   );
   const entries = new EntryRepository(redis);
-  const knowledge = new KnowledgeService(entries, queues.embed ?? noEntryEmbedding);
+  const knowledge = new KnowledgeService(entries, queues.embed ?? noEntryEmbedding, searchRefresh);
   const audit = new AuditLog(entries);
-  return { tenants, users, apiKeys, sites, categories, products, ingest, jobs, knowledge, audit };
+  const oauth = new OAuthService(new OAuthRepository(redis), apiKeys, oauthLifetimes);
+  return { tenants, users, apiKeys, sites, categories, products, ingest, jobs, knowledge, audit, oauth };
 }
 export type Services = ReturnType<typeof createServices>;
 
@@ -103,15 +120,34 @@ export async function startServer(config: Config, redisUrl: string, log: Logger)
   const redis = connectRedis(redisUrl, {}, (err) => log.warn({ err: err.message }, 'redis connection error'));
   await redis.connect();
   const queues = openQueues(redisUrl, config);
-  const services = createServices(redis, queues);
-  const guard = new Guard(config.baseDomain, config.publicScheme, services.tenants, services.apiKeys);
+  const embedder = createEmbedder(config.embedding);
+  const engine = await createSearchEngine(redis, log, config.searchEngine, embedder);
+  const services = createServices(redis, queues, config.oauth, (tenantId, changed) => engine.refresh(tenantId, changed));
+  const search = new SearchService(engine, embedder ? new QueryEmbedder(embedder) : null, services.products, services.knowledge, services.sites);
+  // The indexes build in the background: /readyz answers 503 with the progress until they are done.
+  let searchProgress: EngineProgress = { tenants: 0, tenantsLoaded: 0, documents: 0 };
+  let progressLogged = performance.now();
+  const engineStarted = engine.start((p) => {
+    searchProgress = p;
+    if (performance.now() - progressLogged < 2000) return;
+    progressLogged = performance.now();
+    log.info({ engine: engine.name, ...p }, 'building search indexes');
+  }).then(
+    () => log.info({ engine: engine.name, ...searchProgress }, 'search engine ready'),
+    (err: Error) => log.error({ err: err.message }, 'search engine failed to start'),
+  );
+  const guard = new Guard(config.baseDomain, config.publicScheme, services.tenants, services.apiKeys, [oauthResolver(services.oauth)]);
   const metrics = new HttpMetrics();
 
   let openApiDoc: unknown;
   const routes: Route[] = [
     ...systemRoutes({
       metrics,
-      ready: async () => redis.status === 'ready' && (await redis.ping().then(() => true, () => false)),
+      ready: async () => {
+        const redisUp = redis.status === 'ready' && (await redis.ping().then(() => true, () => false));
+        if (!redisUp) return { ready: false };
+        return engine.ready ? { ready: true } : { ready: false, progress: { search: { engine: engine.name, ...searchProgress } } };
+      },
       openApi: () => (openApiDoc ??= buildOpenApi(routes, { title: 'kcs', version: VERSION })),
     }),
     ...siteRoutes(services.sites),
@@ -119,7 +155,9 @@ export async function startServer(config: Config, redisUrl: string, log: Logger)
     ...productRoutes(services.products, services.sites),
     ...bulkRoutes(services.ingest, services.sites),
     ...knowledgeRoutes(services.knowledge),
+    ...searchRoutes(search),
     ...adminRoutes(services.tenants, services.users, services.apiKeys, services.audit),
+    ...oauthRoutes(services.oauth, guard, config.publicScheme),
   ];
 
   const server = new HttpServer(
@@ -144,6 +182,8 @@ export async function startServer(config: Config, redisUrl: string, log: Logger)
     services,
     async close() {
       await server.close(config.shutdownGraceMs);
+      await engineStarted;
+      await engine.close();
       await queues.close();
       redis.disconnect();
     },

@@ -21,7 +21,24 @@ export interface Config {
   embedding: EmbeddingConfig;
   /** The queues a `kcs worker` process takes jobs from. */
   workerQueues: WorkerQueue[];
+  oauth: OAuthLifetimes;
+  /** auto: the Redis Query Engine when the server has it, else the built-in engine. */
+  searchEngine: SearchEngineChoice;
 }
+
+export const SEARCH_ENGINES = ['auto', 'builtin', 'redis'] as const;
+export type SearchEngineChoice = (typeof SEARCH_ENGINES)[number];
+
+/** Lifetimes of the OAuth authorization server's artefacts, in seconds. */
+export interface OAuthLifetimes {
+  /** Authorization code: single use, this long after consent. */
+  codeTtlS: number;
+  accessTtlS: number;
+  /** Refresh token: each rotation issues a new one with this lifetime (sliding). */
+  refreshTtlS: number;
+}
+
+export const DEFAULT_OAUTH_LIFETIMES: OAuthLifetimes = { codeTtlS: 60, accessTtlS: 3600, refreshTtlS: 30 * 24 * 3600 };
 
 export const WORKER_QUEUES = ['ingest', 'embed', 'maintenance'] as const;
 export type WorkerQueue = (typeof WORKER_QUEUES)[number];
@@ -124,6 +141,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: int('KCS_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     embedding,
     workerQueues: workerQueues as WorkerQueue[],
+    searchEngine: oneOf('KCS_SEARCH_ENGINE', 'auto', SEARCH_ENGINES),
+    oauth: {
+      codeTtlS: int('KCS_OAUTH_CODE_TTL_S', DEFAULT_OAUTH_LIFETIMES.codeTtlS, 1, 600),
+      accessTtlS: int('KCS_OAUTH_ACCESS_TTL_S', DEFAULT_OAUTH_LIFETIMES.accessTtlS, 1, 86_400),
+      refreshTtlS: int('KCS_OAUTH_REFRESH_TTL_S', DEFAULT_OAUTH_LIFETIMES.refreshTtlS, 1, 365 * 86_400),
+    },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

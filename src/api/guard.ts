@@ -7,8 +7,15 @@ import type { Principal, Tenant } from '../domain/types.js';
 import { HttpError } from '../http/errors.js';
 import type { IncomingRequest } from '../http/route.js';
 
-/** Turns a presented bearer token into a principal of the tenant, or null when it is not one of its own. */
-export type CredentialResolver = (tenant: Tenant, token: string) => Promise<Omit<Principal, 'scopes'> & { scopes: Iterable<string> } | null>;
+/**
+ * Turns a presented bearer token into a principal of the tenant, or null when it is not one of its
+ * own (or, for a resource-bound OAuth token, not valid for the request's path).
+ */
+export type CredentialResolver = (
+  tenant: Tenant,
+  token: string,
+  req: IncomingRequest,
+) => Promise<Omit<Principal, 'scopes'> & { scopes: Iterable<string> } | null>;
 
 export class Guard {
   private readonly resolvers: CredentialResolver[];
@@ -27,10 +34,17 @@ export class Guard {
   tenantSlug(host: string | undefined): string | null {
     if (!host) return null;
     const name = host.toLowerCase().replace(/:\d+$/, '');
+    // Only host-name characters: the Host becomes part of URLs kcs hands out (issuer, metadata).
+    if (!/^[a-z0-9.-]+$/.test(name)) return null;
     const suffix = `.${this.baseDomain}`;
     if (!name.endsWith(suffix)) return null;
     const label = name.slice(0, -suffix.length).split('.')[0];
     return label || null;
+  }
+
+  /** The tenant's base URL as the caller addressed it: the OAuth issuer and protected resource. */
+  baseUrl(req: IncomingRequest): string {
+    return `${this.scheme}://${(req.headers.host ?? '').toLowerCase()}`;
   }
 
   async tenant(req: IncomingRequest): Promise<Tenant> {
@@ -43,10 +57,10 @@ export class Guard {
   /** The caller with its effective scopes; 401, 403 or 429 when it may not go on. */
   async authenticate(tenant: Tenant, req: IncomingRequest, required: Scope[]): Promise<Principal> {
     const token = bearerToken(req.headers.authorization);
-    const found = token ? await this.resolve(tenant, token) : null;
+    const found = token ? await this.resolve(tenant, token, req) : null;
     if (!found) {
       throw new HttpError(401, token ? 'Invalid or expired credentials' : 'Missing bearer token', {
-        'WWW-Authenticate': `Bearer resource_metadata="${this.scheme}://${req.headers.host}/.well-known/oauth-protected-resource"`,
+        'WWW-Authenticate': `Bearer resource_metadata="${this.baseUrl(req)}/.well-known/oauth-protected-resource"`,
       });
     }
     const principal: Principal = { ...found, scopes: narrowScopes(found.scopes, req.headers['x-scopes']) };
@@ -60,9 +74,9 @@ export class Guard {
     return principal;
   }
 
-  private async resolve(tenant: Tenant, token: string) {
+  private async resolve(tenant: Tenant, token: string, req: IncomingRequest) {
     for (const resolver of this.resolvers) {
-      const principal = await resolver(tenant, token);
+      const principal = await resolver(tenant, token, req);
       if (principal) return principal;
     }
     return null;

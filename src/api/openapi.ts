@@ -27,7 +27,7 @@ export function buildOpenApi(routes: Route[], info: { title: string; version: st
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
     const parameters: Json[] = [];
-    for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
+    for (const [where, schema] of [['path', route.params], ['query', route.query ?? route.documented?.query]] as const) {
       if (!schema?.properties) continue;
       const required = new Set<string>(schema.required ?? []);
       for (const [name, prop] of Object.entries(schema.properties as Record<string, TSchema>)) {
@@ -69,6 +69,8 @@ export function buildOpenApi(routes: Route[], info: { title: string; version: st
     if (route.body) {
       const type = route.bodyKind === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
       operation.requestBody = { required: true, content: { [type]: { schema: ref(route.body) } } };
+    } else if (route.documented?.body) {
+      operation.requestBody = { required: true, content: { [route.documented.body.contentType]: { schema: ref(route.documented.body.schema) } } };
     } else if (route.bodyKind === 'raw') {
       operation.requestBody = { required: true, content: Object.fromEntries((route.contentTypes ?? []).map((t) => [t, {}])) };
     }

@@ -4,8 +4,8 @@ import { defineRoute, json, type Route } from '../http/route.js';
 
 export interface SystemDeps {
   metrics: HttpMetrics;
-  /** Resolves when the service can serve: Redis answers and start-up work is done. */
-  ready: () => Promise<boolean>;
+  /** Whether the service can serve (Redis answers, search indexes built), with start-up progress. */
+  ready: () => Promise<{ ready: boolean; progress?: Record<string, unknown> }>;
   openApi: () => unknown;
 }
 
@@ -18,10 +18,17 @@ export function systemRoutes({ metrics, ready, openApi }: SystemDeps): Route[] {
       handler: () => json(200, { status: 'ok' }),
     }),
     defineRoute({
-      method: 'GET', path: '/readyz', tags: ['system'], summary: 'Readiness: Redis reachable and start-up done',
+      method: 'GET', path: '/readyz', tags: ['system'], summary: 'Readiness: Redis reachable and the search indexes built',
       auth: 'none',
-      responses: { 200: { description: '{"status":"ready"}' }, 503: { description: '{"status":"unavailable"}' } },
-      handler: async () => ((await ready()) ? json(200, { status: 'ready' }) : json(503, { status: 'unavailable' }, { 'Retry-After': '1' })),
+      responses: {
+        200: { description: '{"status":"ready"}' },
+        503: { description: '{"status":"unavailable"} or {"status":"starting","search":{tenants,tenantsLoaded,documents}}' },
+      },
+      handler: async () => {
+        const { ready: isReady, progress } = await ready();
+        if (isReady) return json(200, { status: 'ready' });
+        return json(503, progress ? { status: 'starting', ...progress } : { status: 'unavailable' }, { 'Retry-After': '1' });
+      },
     }),
     defineRoute({
       method: 'GET', path: '/metrics', tags: ['system'], summary: 'Prometheus metrics',

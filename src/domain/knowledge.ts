@@ -3,11 +3,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Static } from '@sinclair/typebox';
-import { ENTRY_METADATA, type Entry, type EntryCreate, type EntryListQuery, type EntryType, type EntryUpdate } from '../schemas/knowledge.js';
+import { ENTRY_METADATA, VISIBILITIES, type Entry, type EntryCreate, type EntryListQuery, type EntryType, type EntryUpdate } from '../schemas/knowledge.js';
 import { validate } from '../schemas/validate.js';
 import type { AuditActor, EntryRecord, EntryRepository, EntryTexts, StoredEntry } from '../store/knowledge.js';
 import { ConflictError, ForbiddenError, InvalidError, NotFoundError, PreconditionFailedError } from './errors.js';
 import { VISIBILITY_LEVELS, visibilityCeiling, type VisibilityLevel } from './scopes.js';
+import { noSearchRefresh, type SearchRefresh } from './searchRefresh.js';
 
 export type EntryView = Static<typeof Entry>;
 type CreateInput = Static<typeof EntryCreate>;
@@ -37,6 +38,12 @@ function levelOf(visibility: string): number {
 export function canRead(caller: Caller, doc: StoredEntry): boolean {
   if (doc.visibility === 'personal') return doc.created_by_user_id === caller.userId;
   return levelOf(doc.visibility) <= levelOf(visibilityCeiling(caller.scopes));
+}
+
+/** The non-personal visibilities a caller may read (its own personal entries come on top). */
+export function readableVisibilities(caller: Pick<Caller, 'scopes'>): string[] {
+  const ceiling = levelOf(visibilityCeiling(caller.scopes));
+  return VISIBILITIES.filter((v) => v !== 'personal' && levelOf(v) <= ceiling);
 }
 
 export const isExpired = (doc: StoredEntry, now = Date.now()): boolean =>
@@ -99,6 +106,7 @@ export class KnowledgeService {
   constructor(
     private readonly repo: EntryRepository,
     private readonly embedding: EntryEmbeddingScheduler,
+    private readonly refreshSearch: SearchRefresh = noSearchRefresh,
   ) {}
 
   /** The main create path (personal = false refuses visibility personal) and POST /personal. */
@@ -214,10 +222,16 @@ export class KnowledgeService {
         throw new PreconditionFailedError(`The entry is at version ${record.version}, not ${ifMatch}`);
       }
       const result = await this.repo.delete(tenantId, record, caller);
-      if (result === 'ok') return;
+      if (result === 'ok') return this.refreshSearch(tenantId, [{ kind: 'entry', id: record.doc.id }]);
       if (result === 'missing') throw new NotFoundError('Knowledge entry not found');
     }
     throw new ConflictError('The entry is being changed concurrently; retry');
+  }
+
+  /** Views of the entries (in order) the caller may read; null for the others. */
+  async readableViews(tenantId: string, caller: Caller, ids: string[], includeExpired: boolean): Promise<(EntryView | null)[]> {
+    const records = await this.repo.getMany(tenantId, ids);
+    return records.map((r) => (r && canRead(caller, r.doc) && (includeExpired || !isExpired(r.doc)) ? toView(r) : null));
   }
 
   /** The entry if this caller may see it; otherwise it does not exist for them (404, never 403). */
@@ -240,6 +254,7 @@ export class KnowledgeService {
       throw new StaleWrite();
     }
     if (embed && this.embedding.initialStatus === 'pending') await this.embedding.schedule(tenantId, [{ entryId: doc.id, thash }]);
+    await this.refreshSearch(tenantId, [{ kind: 'entry', id: doc.id }]);
     const stored = await this.repo.get(tenantId, doc.id);
     if (!stored) throw new NotFoundError('Knowledge entry not found');
     return toView(stored);

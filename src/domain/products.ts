@@ -6,6 +6,7 @@ import type { Product, ProductCreate } from '../schemas/products.js';
 import type { ProductFilter, ProductRecord, ProductRepository, ProductTexts, ProductWrite, StoredProduct } from '../store/products.js';
 import { canonicalDecimal } from './decimal.js';
 import { ConflictError, NotFoundError } from './errors.js';
+import { noSearchRefresh, type SearchRefresh } from './searchRefresh.js';
 
 export type ProductInput = Static<typeof ProductCreate>;
 export type ProductView = Static<typeof Product>;
@@ -115,12 +116,14 @@ export class ProductService {
   constructor(
     private readonly repo: ProductRepository,
     private readonly embedding: EmbeddingScheduler,
+    private readonly refreshSearch: SearchRefresh = noSearchRefresh,
   ) {}
 
   /** Upsert one product (spec §4.1): by external_id within the site, else a new product. */
   async upsert(tenantId: string, request: UpsertRequest): Promise<UpsertOutcome> {
     const [outcome] = await this.upsertMany(tenantId, [request]);
     await this.scheduleEmbeddings(tenantId, [outcome]);
+    if (outcome.result !== 'unchanged') await this.refreshSearch(tenantId, [{ kind: 'product', id: outcome.id }]);
     return outcome;
   }
 
@@ -231,6 +234,7 @@ export class ProductService {
   async delete(tenantId: string, id: string): Promise<void> {
     const record = await this.repo.get(tenantId, id.toLowerCase());
     if (!record || !(await this.repo.delete(tenantId, record.doc))) throw new NotFoundError('Product not found');
+    await this.refreshSearch(tenantId, [{ kind: 'product', id: record.doc.id }]);
   }
 
   async deleteByExternalId(tenantId: string, siteId: string, externalId: string): Promise<void> {

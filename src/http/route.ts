@@ -62,6 +62,11 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TSchema | un
   contentTypes?: string[];
   query?: Q;
   params?: P;
+  /**
+   * A query or body the handler reads itself, for the OpenAPI document only: the OAuth endpoints
+   * answer their errors in the RFC shape, never the 422 that `query` and `body` produce.
+   */
+  documented?: { query?: TSchema; body?: { contentType: string; schema: TSchema } };
   responses: Record<number, ResponseDoc>;
   /** Error statuses beyond the ones every route of its auth kind can answer. */
   errors?: number[];

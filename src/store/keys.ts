@@ -62,6 +62,22 @@ export const keys = {
   entriesExpiring: (t: string) => `${tenantPrefix(t)}:entries:expiring`,
   entriesTmp: (t: string, id: string) => `${tenantPrefix(t)}:entries:tmp:${id}`,
 
+  /** OAuth clients (zset, score = created ms) and their documents. */
+  oauthClients: (t: string) => `${tenantPrefix(t)}:oauth:clients`,
+  oauthClient: (t: string, clientId: string) => `${tenantPrefix(t)}:oauth:client:${clientId}`,
+  /** The grants (token families) of one client, score = the family's expiry ms. */
+  oauthClientGrants: (t: string, clientId: string) => `${tenantPrefix(t)}:oauth:client:${clientId}:grants`,
+  /** A pending authorization request, waiting for the consent page's answer (JSON, short TTL). */
+  oauthRequest: (t: string, id: string) => `${tenantPrefix(t)}:oauth:request:${id}`,
+  /** An authorization code by the SHA-256 of the code: hash of doc (JSON) and state (fresh|used). */
+  oauthCode: (t: string, digest: string) => `${tenantPrefix(t)}:oauth:code:${digest}`,
+  /** A grant (token family): JSON; its tokens are valid only while it exists. */
+  oauthGrant: (t: string, id: string) => `${tenantPrefix(t)}:oauth:grant:${id}`,
+  /** An access token by the SHA-256 of the token: JSON with a TTL. */
+  oauthAccessToken: (t: string, digest: string) => `${tenantPrefix(t)}:oauth:at:${digest}`,
+  /** A refresh token by the SHA-256 of the token: hash of doc (JSON) and state (active|rotated). */
+  oauthRefreshToken: (t: string, digest: string) => `${tenantPrefix(t)}:oauth:rt:${digest}`,
+
   /** The tenant's audit log, and the recent events of one entity. */
   audit: (t: string) => `${tenantPrefix(t)}:audit`,
   auditOf: (t: string, entityType: string, id: string) => `${tenantPrefix(t)}:audit:${entityType}:${id}`,

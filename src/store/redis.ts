@@ -25,6 +25,7 @@ export interface ScriptCommands {
   deleteEntry(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
   pageEntries(numberOfKeys: number, ...args: (string | number)[]): Promise<(number | string)[]>;
   readHashes(numberOfKeys: number, ...args: string[]): Promise<(string | null)[]>;
+  readHashesBuffer(numberOfKeys: number, ...args: string[]): Promise<(Buffer | null)[]>;
 }
 
 export type Store = Redis & ScriptCommands;

@@ -2,7 +2,7 @@
 // and the guarded store.
 import { createHash } from 'node:crypto';
 import { fromBytes, toBytes } from '../embed/embedder.js';
-import { embeddingCacheKey, keys } from './keys.js';
+import { CHANGE_STREAM_MAXLEN, embeddingCacheKey, keys } from './keys.js';
 import type { Store } from './redis.js';
 
 /** A document that carries vectors. */
@@ -42,7 +42,8 @@ export class VectorRepository {
   /** Stores the vectors if the document's texts are still those they were computed for. */
   async store(tenantId: string, target: VectorTarget, thash: string, model: string, vectors: Record<string, Float32Array | null>): Promise<boolean> {
     const pairs = Object.entries(vectors).flatMap(([name, v]) => [`v:${name}`, v ? toBytes(v) : '']);
-    return (await this.redis.storeVectors(docKey(tenantId, target), thash, model, ...pairs)) === 1;
+    const key = docKey(tenantId, target);
+    return (await this.redis.storeVectors(key, keys.changes(tenantId), thash, model, target.kind, target.id, CHANGE_STREAM_MAXLEN, ...pairs)) === 1;
   }
 
   /** Marks the embedding failed, unless newer texts are already on their way. */

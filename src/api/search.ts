@@ -1,0 +1,59 @@
+// Search routes: products and knowledge (keyword, semantic, hybrid), and related documents.
+import type { SearchService } from '../domain/search.js';
+import { defineRoute, json, type Route } from '../http/route.js';
+import { EntryIdParams } from '../schemas/knowledge.js';
+import { ProductIdParams } from '../schemas/products.js';
+import {
+  KnowledgeSearchRequest, KnowledgeSearchResult, ProductSearchRequest, ProductSearchResult, RelatedEntriesQuery, RelatedQuery,
+} from '../schemas/search.js';
+import { callerOf } from './knowledge.js';
+
+const tags = ['search'];
+
+export function searchRoutes(search: SearchService): Route[] {
+  return [
+    defineRoute({
+      method: 'POST', path: '/api/knowledge/search/products', tags, summary: 'Search products (hybrid, keyword or semantic)',
+      description: 'Keyword: BM25 over title, search_keywords, brand, category, short_description and description with German and ' +
+        'English stemming, umlaut folding, typo tolerance (1 edit from 5 letters, 2 from 9) and prefix matching of the last word; ' +
+        'a query equal to a sku or gtin puts that product first. All words must match; when no product matches them all, any word ' +
+        'does. Semantic: cosine over the description vectors, only for languages the embedding model serves. Hybrid (default): ' +
+        'reciprocal rank fusion of both; when semantic cannot run the search falls back to keyword and semantic_fallback says why. ' +
+        'The tenant variant_strategy applies. site_id takes a UUID or slug (unknown → 404).',
+      auth: { scopes: ['catalog:read'] },
+      body: ProductSearchRequest,
+      responses: { 200: { description: 'Hits with their products, facets and total', schema: ProductSearchResult } },
+      handler: async ({ tenant, body }) => json(200, await search.searchProducts(tenant, body)),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/knowledge/products/:product_id/related', tags, summary: 'Products related to a product',
+      description: 'Nearest products of the same site by similarity anchor (the description vector for products without one), ' +
+        'excluding the product itself and its own variants; the tenant variant_strategy applies. Empty until the product is embedded.',
+      auth: { scopes: ['catalog:read'] },
+      params: ProductIdParams,
+      query: RelatedQuery,
+      responses: { 200: { description: 'Related products', schema: ProductSearchResult } },
+      handler: async ({ tenant, params, query }) => json(200, await search.relatedProducts(tenant, params.product_id, query.limit ?? 10, query.offset ?? 0)),
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/knowledge/search/knowledge', tags, summary: 'Search knowledge entries',
+      description: 'The list filters and the read rules of GET apply exactly: the visibility ceiling of the caller\'s scopes, ' +
+        'personal entries of the caller only, expired memories only with include_expired. tags matches entries carrying any of them.',
+      auth: { scopes: ['knowledge:read'] },
+      body: KnowledgeSearchRequest,
+      responses: { 200: { description: 'Hits with their entries and total', schema: KnowledgeSearchResult } },
+      handler: async ({ tenant, principal, body, req }) => json(200, await search.searchKnowledge(tenant.id, callerOf(principal, req), body)),
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/knowledge/knowledge-entries/:entry_id/related', tags, summary: 'Entries related to an entry',
+      description: 'Nearest readable entries by similarity anchor (the content vector without one). An entry the caller cannot ' +
+        'read is a 404.',
+      auth: { scopes: ['knowledge:read'] },
+      params: EntryIdParams,
+      query: RelatedEntriesQuery,
+      responses: { 200: { description: 'Related entries', schema: KnowledgeSearchResult } },
+      handler: async ({ tenant, principal, params, query, req }) =>
+        json(200, await search.relatedEntries(tenant.id, callerOf(principal, req), params.entry_id, query.limit ?? 10, query.offset ?? 0, query.include_expired ?? false)),
+    }),
+  ];
+}

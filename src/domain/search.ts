@@ -1,0 +1,154 @@
+// Search rules without HTTP: which mode can run (semantic only for languages the embedder
+// serves), the tenant's variant strategy, the knowledge read rules, and the documents behind the
+// engine's hits.
+import type { Static } from '@sinclair/typebox';
+import type { QueryEmbedder } from '../embed/queryEmbedder.js';
+import type { KnowledgeSearchRequest, ProductSearchRequest } from '../schemas/search.js';
+import type { EntryAccess, Hit, SearchEngine, SearchMode, SearchResult } from '../search/engine.js';
+import { NotFoundError } from './errors.js';
+import { readableVisibilities, type Caller, type EntryView, type KnowledgeService } from './knowledge.js';
+import type { ProductService, ProductView } from './products.js';
+import type { SiteService } from './sites.js';
+import type { Tenant } from './types.js';
+
+type ProductSearchInput = Static<typeof ProductSearchRequest>;
+type KnowledgeSearchInput = Static<typeof KnowledgeSearchRequest>;
+
+interface Answer<D> {
+  hits: (Hit & D)[];
+  total: number;
+  facets: SearchResult['facets'];
+  mode: SearchMode;
+  semantic_fallback: string | null;
+  engine: string;
+  took_ms: number;
+}
+
+interface Plan {
+  mode: SearchMode;
+  vector: Float32Array | null;
+  fallback: string | null;
+}
+
+export class SearchService {
+  constructor(
+    private readonly engine: SearchEngine,
+    private readonly embedder: QueryEmbedder | null,
+    private readonly products: ProductService,
+    private readonly knowledge: KnowledgeService,
+    private readonly sites: SiteService,
+  ) {}
+
+  get semanticLanguages(): readonly string[] {
+    return this.embedder?.embedder.languages ?? [];
+  }
+
+  async searchProducts(tenant: Tenant, input: ProductSearchInput): Promise<Answer<{ product: ProductView }>> {
+    const started = performance.now();
+    const siteId = input.site_id !== undefined ? await this.sites.resolveId(tenant.id, input.site_id) : undefined;
+    const query = input.query ?? '';
+    const plan = await this.plan(query, input.mode ?? 'hybrid', input.language);
+    const f = input.filters ?? {};
+    const result = await this.engine.searchProducts(tenant.id, {
+      query,
+      mode: plan.mode,
+      vector: plan.vector,
+      semanticLanguages: this.semanticLanguages,
+      limit: input.limit ?? 20,
+      offset: input.offset ?? 0,
+      facets: input.facets ?? [],
+      filters: {
+        siteId,
+        language: input.language,
+        category: input.category,
+        brand: f.brand,
+        availability: f.availability,
+        priceMin: f.price_min,
+        priceMax: f.price_max,
+        inStock: f.in_stock,
+        attributes: f.attributes && Object.fromEntries(Object.entries(f.attributes).map(([k, v]) => [k, Array.isArray(v) ? v : [v]])),
+        variantStrategy: tenant.settings.variant_strategy,
+      },
+    });
+    const hits = await this.withProducts(tenant.id, result.hits);
+    return { ...result, hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
+  }
+
+  async relatedProducts(tenant: Tenant, productId: string, limit: number, offset: number): Promise<Answer<{ product: ProductView }>> {
+    const started = performance.now();
+    const result = await this.engine.relatedProducts(tenant.id, productId.toLowerCase(), { limit, offset, variantStrategy: tenant.settings.variant_strategy });
+    if (!result) throw new NotFoundError('Product not found');
+    const hits = await this.withProducts(tenant.id, result.hits);
+    return { ...result, hits, mode: 'semantic', semantic_fallback: this.embedder ? null : 'embedding is off (KCS_EMBEDDER=none)', engine: this.engine.name, took_ms: elapsed(started) };
+  }
+
+  async searchKnowledge(tenantId: string, caller: Caller, input: KnowledgeSearchInput): Promise<Answer<{ entry: EntryView }>> {
+    const started = performance.now();
+    const query = input.query ?? '';
+    const plan = await this.plan(query, input.mode ?? 'hybrid', input.language);
+    const access = this.access(caller, input.include_expired ?? false);
+    const result = await this.engine.searchKnowledge(tenantId, {
+      query,
+      mode: plan.mode,
+      vector: plan.vector,
+      semanticLanguages: this.semanticLanguages,
+      limit: input.limit ?? 20,
+      offset: input.offset ?? 0,
+      filters: {
+        type: input.type,
+        categoryId: input.category_id?.toLowerCase(),
+        projectId: input.project_id?.toLowerCase(),
+        visibility: input.visibility,
+        layer: input.layer,
+        tags: input.tags,
+        language: input.language,
+        access,
+      },
+    });
+    const hits = await this.withEntries(tenantId, caller, result.hits, access.includeExpired);
+    return { ...result, hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
+  }
+
+  async relatedEntries(tenantId: string, caller: Caller, entryId: string, limit: number, offset: number, includeExpired: boolean): Promise<Answer<{ entry: EntryView }>> {
+    const started = performance.now();
+    const access = this.access(caller, includeExpired);
+    const result = await this.engine.relatedEntries(tenantId, entryId.toLowerCase(), { limit, offset, access });
+    if (!result) throw new NotFoundError('Knowledge entry not found');
+    const hits = await this.withEntries(tenantId, caller, result.hits, includeExpired);
+    return { ...result, hits, mode: 'semantic', semantic_fallback: this.embedder ? null : 'embedding is off (KCS_EMBEDDER=none)', engine: this.engine.name, took_ms: elapsed(started) };
+  }
+
+  /** The mode that can run: semantic needs an embedder that serves the language, and a query. */
+  private async plan(query: string, requested: SearchMode, language: string | undefined): Promise<Plan> {
+    if (requested === 'keyword') return { mode: 'keyword', vector: null, fallback: null };
+    const keyword = (fallback: string): Plan => ({ mode: 'keyword', vector: null, fallback });
+    if (!this.embedder) return keyword('embedding is off (KCS_EMBEDDER=none)');
+    if (!query.trim()) return keyword('an empty query browses by keyword');
+    if (language && !this.embedder.serves(language)) {
+      return keyword(`the embedding model ${this.embedder.embedder.modelId} serves ${this.semanticLanguages.join(', ')}, not ${language}`);
+    }
+    try {
+      return { mode: requested, vector: await this.embedder.vector(query), fallback: null };
+    } catch (error) {
+      return keyword(`embedding the query failed: ${(error as Error).message}`);
+    }
+  }
+
+  private access(caller: Caller, includeExpired: boolean): EntryAccess {
+    return { userId: caller.userId, visibilities: readableVisibilities(caller), includeExpired, now: Date.now() };
+  }
+
+  private async withProducts(tenantId: string, hits: Hit[]): Promise<(Hit & { product: ProductView })[]> {
+    const views = await this.products.views(tenantId, hits.map((h) => h.id));
+    // A product deleted since the engine saw it is left out.
+    return hits.flatMap((h, i) => (views[i] ? [{ ...h, product: views[i]! }] : []));
+  }
+
+  private async withEntries(tenantId: string, caller: Caller, hits: Hit[], includeExpired: boolean): Promise<(Hit & { entry: EntryView })[]> {
+    // The read rules are checked again on the stored entries: the engine may be a moment behind.
+    const views = await this.knowledge.readableViews(tenantId, caller, hits.map((h) => h.id), includeExpired);
+    return hits.flatMap((h, i) => (views[i] ? [{ ...h, entry: views[i]! }] : []));
+  }
+}
+
+const elapsed = (started: number) => Math.round((performance.now() - started) * 100) / 100;

@@ -1,0 +1,168 @@
+// One collection of a tenant's replica (its products, or its entries): document numbers, the
+// facts filters need, exact-value sets for cheap candidate lists, the text index and the vectors.
+import { analyzeQuery, type QueryWord } from '../analysis.js';
+import { TextIndex, type FieldTerms } from '../textIndex.js';
+import { TopK, type Ranked } from '../topK.js';
+import { VectorIndex, type VectorFilter } from '../vectorIndex.js';
+
+export type VectorName = 'content' | 'anchor';
+
+/** What a collection stores of one document. */
+export interface DocInput<M> {
+  id: string;
+  meta: M;
+  fields: FieldTerms[];
+  /** Exact values by field, for candidate sets (site, language, category, ...). */
+  values: Record<string, string[]>;
+  vectors: Partial<Record<VectorName, Float32Array>>;
+  /** Text fingerprint: an unchanged one skips re-indexing the text. */
+  textKey: string;
+}
+
+/** A document's keyword score, and how many query words it matched. */
+export interface KeywordMatches {
+  ranked: Ranked;
+  /** Every matching document allowed by the filter. */
+  all: number[];
+}
+
+export class DocTable<M> {
+  readonly ids: string[] = [];
+  readonly meta: (M | undefined)[] = [];
+  private readonly byId = new Map<string, number>();
+  private readonly textKeys: string[] = [];
+  private readonly free: number[] = [];
+  private readonly valueSets = new Map<string, Map<string, Set<number>>>();
+  private readonly docValues: (Record<string, string[]> | undefined)[] = [];
+  readonly text = new TextIndex();
+  private readonly vectorIndexes = new Map<VectorName, VectorIndex>();
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  docOf(id: string): number | undefined {
+    return this.byId.get(id);
+  }
+
+  vector(name: VectorName, doc: number): Float32Array | undefined {
+    return this.vectorIndexes.get(name)?.get(doc);
+  }
+
+  vectors(name: VectorName): VectorIndex | undefined {
+    return this.vectorIndexes.get(name);
+  }
+
+  set(input: DocInput<M>): void {
+    let doc = this.byId.get(input.id);
+    if (doc === undefined) {
+      doc = this.free.pop() ?? this.ids.length;
+      this.byId.set(input.id, doc);
+      this.ids[doc] = input.id;
+    }
+    this.meta[doc] = input.meta;
+    if (this.textKeys[doc] !== input.textKey) {
+      this.text.set(doc, input.fields);
+      this.textKeys[doc] = input.textKey;
+    }
+    this.setValues(doc, input.values);
+    for (const name of ['content', 'anchor'] as const) {
+      const vector = input.vectors[name];
+      if (vector) this.vectorIndex(name, vector.length).set(doc, vector);
+      else this.vectorIndexes.get(name)?.delete(doc);
+    }
+  }
+
+  delete(id: string): void {
+    const doc = this.byId.get(id);
+    if (doc === undefined) return;
+    this.byId.delete(id);
+    this.text.remove(doc);
+    this.setValues(doc, {});
+    for (const index of this.vectorIndexes.values()) index.delete(doc);
+    this.meta[doc] = undefined;
+    this.textKeys[doc] = '';
+    this.free.push(doc);
+  }
+
+  /** Documents holding any of the values in a field. */
+  withValues(field: string, values: string[]): Set<number>[] {
+    const sets = this.valueSets.get(field);
+    return values.map((v) => sets?.get(v) ?? new Set<number>());
+  }
+
+  /**
+   * The smallest list of candidates the given exact-value constraints allow (each constraint: a
+   * field and its accepted values), or null when there is no constraint (every document).
+   */
+  candidates(constraints: [string, string[]][]): number[] | null {
+    let best: number[] | null = null;
+    for (const [field, values] of constraints) {
+      const sets = this.withValues(field, values);
+      const size = sets.reduce((n, s) => n + s.size, 0);
+      if (best && best.length <= size) continue;
+      const list: number[] = [];
+      for (const set of sets) for (const doc of set) list.push(doc);
+      best = sets.length > 1 ? [...new Set(list)] : list;
+    }
+    return best;
+  }
+
+  /** Every live document number. */
+  all(): number[] {
+    return [...this.byId.values()];
+  }
+
+  /**
+   * Keyword matches of a query among allowed documents: all query words must match; when no
+   * document matches them all, any word does. The best `k` come ranked, `all` lists every match.
+   */
+  keyword(query: string, language: string | null, k: number, allows: (doc: number) => boolean, boost?: Map<number, number>): KeywordMatches {
+    const words: QueryWord[] = analyzeQuery(query, language);
+    const matches = this.text.match(words);
+    const need = words.length;
+    const collect = (minWords: number) => {
+      const all: number[] = [];
+      for (let i = 0; i < matches.count; i++) {
+        const doc = matches.docs[i];
+        if (matches.words[doc] >= minWords && allows(doc)) all.push(doc);
+      }
+      return all;
+    };
+    let all = collect(need);
+    if (all.length === 0 && need > 1) all = collect(1);
+    if (boost) for (const doc of boost.keys()) if (!all.includes(doc) && allows(doc)) all.push(doc);
+    const top = new TopK(k);
+    for (const doc of all) top.offer(doc, matches.scores[doc] + (boost?.get(doc) ?? 0));
+    return { ranked: top.sorted(), all };
+  }
+
+  /** Nearest documents to a vector in one of the vector indexes, among allowed documents. */
+  nearest(name: VectorName, query: Float32Array, k: number, filter?: VectorFilter): Ranked {
+    return this.vectorIndexes.get(name)?.search(query, k, filter) ?? { docs: [], scores: [] };
+  }
+
+  private vectorIndex(name: VectorName, dimension: number): VectorIndex {
+    let index = this.vectorIndexes.get(name);
+    // A new model with another dimension: vectors of the old one cannot be compared, start over.
+    if (!index || index.dimension !== dimension) this.vectorIndexes.set(name, (index = new VectorIndex(dimension)));
+    return index;
+  }
+
+  private setValues(doc: number, values: Record<string, string[]>): void {
+    const previous = this.docValues[doc];
+    if (previous) {
+      for (const [field, list] of Object.entries(previous)) for (const v of list) this.valueSets.get(field)?.get(v)?.delete(doc);
+    }
+    for (const [field, list] of Object.entries(values)) {
+      let sets = this.valueSets.get(field);
+      if (!sets) this.valueSets.set(field, (sets = new Map()));
+      for (const v of list) {
+        let set = sets.get(v);
+        if (!set) sets.set(v, (set = new Set()));
+        set.add(doc);
+      }
+    }
+    this.docValues[doc] = values;
+  }
+}

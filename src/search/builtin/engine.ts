@@ -1,0 +1,102 @@
+// The built-in engine for plain Redis / Valkey: every serve process holds a replica of each
+// tenant's products and entries (text index + vectors), read from Redis at start and kept current
+// from the change streams (ChangeFollower). Writes made by this process are applied before they
+// are answered (refresh), so a 2xx write is searchable here at once.
+import { fromBytes } from '../../embed/embedder.js';
+import type { Logger } from '../../log.js';
+import type { Store } from '../../store/redis.js';
+import type {
+  DocumentRef, EngineProgress, EntryAccess, KnowledgeSearch, ProductSearch, RelatedRequest, SearchEngine, SearchResult, VariantStrategy,
+} from '../engine.js';
+import { ChangeFollower, type ChangedDoc, type FollowerSink, type RawVectors } from '../follower.js';
+import type { DocInput } from './docTable.js';
+import { EntryCollection, entryInput } from './entries.js';
+import { ProductCollection, productInput } from './products.js';
+
+class TenantReplica {
+  readonly products = new ProductCollection();
+  readonly entries = new EntryCollection();
+}
+
+export interface BuiltinEngineOptions {
+  /** Vectors of this model are kept (null: embedding off, no vectors). */
+  modelId: string | null;
+}
+
+export class BuiltinEngine implements SearchEngine, FollowerSink {
+  readonly name = 'builtin' as const;
+  ready = false;
+  private readonly replicas = new Map<string, TenantReplica>();
+  private readonly follower: ChangeFollower;
+
+  constructor(redis: Store, log: Logger, options: BuiltinEngineOptions) {
+    this.follower = new ChangeFollower(redis, log, this, options.modelId);
+  }
+
+  async start(onProgress?: (p: EngineProgress) => void): Promise<void> {
+    await this.follower.start(onProgress);
+    this.ready = true;
+  }
+
+  async searchProducts(tenantId: string, search: ProductSearch): Promise<SearchResult> {
+    return (await this.replica(tenantId)).products.search(search);
+  }
+
+  async relatedProducts(tenantId: string, productId: string, request: RelatedRequest & { variantStrategy: VariantStrategy }): Promise<SearchResult | null> {
+    return (await this.replica(tenantId)).products.related(productId, request);
+  }
+
+  async searchKnowledge(tenantId: string, search: KnowledgeSearch): Promise<SearchResult> {
+    return (await this.replica(tenantId)).entries.search(search);
+  }
+
+  async relatedEntries(tenantId: string, entryId: string, request: RelatedRequest & { access: EntryAccess }): Promise<SearchResult | null> {
+    return (await this.replica(tenantId)).entries.related(entryId, request);
+  }
+
+  refresh(tenantId: string, changed: DocumentRef[]): Promise<void> {
+    return this.follower.refresh(tenantId, changed);
+  }
+
+  close(): Promise<void> {
+    return this.follower.close();
+  }
+
+  apply(tenantId: string, docs: ChangedDoc[]): void {
+    const replica = this.replicaOf(tenantId);
+    for (const d of docs) {
+      if (d.kind === 'product') {
+        if (d.product) replica.products.table.set(productInput(d.product, d.parentExternalId, vectorsOf(d.vectors)));
+        else replica.products.table.delete(d.id);
+      } else if (d.entry) {
+        replica.entries.table.set(entryInput(d.entry, vectorsOf(d.vectors)));
+      } else {
+        replica.entries.table.delete(d.id);
+      }
+    }
+  }
+
+  dropSite(tenantId: string, siteId: string): void {
+    const table = this.replicaOf(tenantId).products.table;
+    for (const set of table.withValues('site', [siteId])) for (const doc of [...set]) table.delete(table.ids[doc]);
+  }
+
+  /** The tenant's replica once its documents are read (read on first use for a tenant created after start). */
+  private async replica(tenantId: string): Promise<TenantReplica> {
+    await this.follower.ensure(tenantId);
+    return this.replicaOf(tenantId);
+  }
+
+  private replicaOf(tenantId: string): TenantReplica {
+    let replica = this.replicas.get(tenantId);
+    if (!replica) this.replicas.set(tenantId, (replica = new TenantReplica()));
+    return replica;
+  }
+}
+
+function vectorsOf(raw: RawVectors): DocInput<unknown>['vectors'] {
+  return {
+    ...(raw.content ? { content: fromBytes(raw.content) } : {}),
+    ...(raw.anchor ? { anchor: fromBytes(raw.anchor) } : {}),
+  };
+}

@@ -1,0 +1,174 @@
+// The knowledge entries of one tenant's replica: indexed text, the facts the read rules need
+// (visibility, owner, expiry), and keyword / vector / hybrid search under those rules.
+import type { StoredEntry } from '../../store/knowledge.js';
+import { analyze, baseLanguage } from '../analysis.js';
+import { fuseRanks, windowOf, type EntryAccess, type EntryFilters, type KnowledgeSearch, type RelatedRequest, type SearchResult } from '../engine.js';
+import type { Ranked } from '../topK.js';
+import { DocTable, type DocInput } from './docTable.js';
+import { mergeNearest, newestFirst, page, type DocHit } from './ranking.js';
+
+export interface EntryFacts {
+  type: string;
+  categoryId: string;
+  visibility: string;
+  ownerId: string | null;
+  projectIds: string[];
+  layer: string | null;
+  tags: string[];
+  language: string;
+  /** Epoch ms after which a memory entry is hidden; null when it never expires. */
+  expiresMs: number | null;
+  createdMs: number;
+}
+
+const FIELDS = [
+  ['title', 3],
+  ['search_keywords', 2.5],
+  ['tags', 1.5],
+  ['summary', 1.5],
+  ['content', 1],
+] as const;
+
+export function entryInput(doc: StoredEntry, vectors: DocInput<EntryFacts>['vectors']): DocInput<EntryFacts> {
+  const texts: Record<(typeof FIELDS)[number][0], string | null> = {
+    title: doc.title,
+    search_keywords: doc.search_keywords.join(' '),
+    tags: doc.tags.join(' '),
+    summary: doc.summary,
+    content: doc.content,
+  };
+  const expires = doc.type === 'memory' && typeof doc.metadata.expires_at === 'string' ? Date.parse(doc.metadata.expires_at) : null;
+  return {
+    id: doc.id,
+    meta: {
+      type: doc.type,
+      categoryId: doc.category_id,
+      visibility: doc.visibility,
+      ownerId: doc.created_by_user_id,
+      projectIds: doc.project_ids ?? [],
+      layer: doc.layer,
+      tags: doc.tags,
+      language: doc.language.toLowerCase(),
+      expiresMs: Number.isNaN(expires) ? null : expires,
+      createdMs: Date.parse(doc.created_at),
+    },
+    fields: FIELDS.map(([name, weight], field) => ({ field, weight, terms: analyze(texts[name], doc.language) })),
+    values: {
+      visibility: [doc.visibility],
+      owner: doc.created_by_user_id ? [doc.created_by_user_id] : [],
+      type: [doc.type],
+      category: [doc.category_id],
+      project: doc.project_ids ?? [],
+    },
+    vectors,
+    textKey: JSON.stringify([doc.language, ...Object.values(texts)]),
+  };
+}
+
+/** The read rules of GET, as a predicate: ceiling, own personal entries, expiry. */
+function readable(access: EntryAccess): (m: EntryFacts) => boolean {
+  const shared = new Set(access.visibilities);
+  return (m) => {
+    if (m.visibility === 'personal' ? m.ownerId !== access.userId : !shared.has(m.visibility)) return false;
+    return access.includeExpired || m.expiresMs === null || m.expiresMs > access.now;
+  };
+}
+
+export class EntryCollection {
+  readonly table = new DocTable<EntryFacts>();
+
+  search(s: KnowledgeSearch): SearchResult & { hits: DocHit[] } {
+    const allows = this.filter(s.filters);
+    const window = windowOf(s);
+    const words = s.query.trim();
+    const candidates = this.candidates(s.filters);
+
+    let keyword: Ranked | null = null;
+    let keywordAll: number[] = [];
+    if (s.mode !== 'semantic' || !s.vector) {
+      if (words) {
+        const found = this.table.keyword(words, s.filters.language ?? null, s.mode === 'keyword' ? s.offset + s.limit : window, allows);
+        keyword = found.ranked;
+        keywordAll = found.all;
+      } else {
+        keywordAll = candidates.filter(allows);
+        keyword = newestFirst(keywordAll, (doc) => this.table.meta[doc]!.createdMs, s.offset + s.limit);
+      }
+    }
+    let semantic: Ranked | null = null;
+    if (s.mode !== 'keyword' && s.vector) {
+      const languages = new Set(s.semanticLanguages);
+      const served = (doc: number) => languages.has(baseLanguage(this.table.meta[doc]!.language)) && allows(doc);
+      semantic = this.table.nearest('content', s.vector, window, { allows: served, docs: candidates, count: candidates.length });
+    }
+
+    let hits: DocHit[];
+    let total: number;
+    if (keyword && semantic) {
+      hits = fuseRanks(keyword.docs.map(String), semantic.docs.map(String)).map((h) => ({ doc: Number(h.id), score: h.score, ranks: h.ranks }));
+      total = new Set([...keywordAll, ...semantic.docs]).size;
+    } else if (semantic) {
+      hits = semantic.docs.map((doc, i) => ({ doc, score: semantic!.scores[i], ranks: { keyword: null, semantic: i + 1 } }));
+      total = semantic.docs.length;
+    } else {
+      const ranked = keyword ?? { docs: [], scores: [] };
+      hits = ranked.docs.map((doc, i) => ({ doc, score: ranked.scores[i], ranks: { keyword: i + 1, semantic: null } }));
+      total = keywordAll.length;
+    }
+    return { hits: page(hits, s.offset, s.limit).map((h) => ({ ...h, id: this.table.ids[h.doc] })), total, facets: {} };
+  }
+
+  /** Readable entries nearest to one entry's similarity anchor (its content vector without one). */
+  related(entryId: string, request: RelatedRequest & { access: EntryAccess }): (SearchResult & { hits: DocHit[] }) | null {
+    const origin = this.table.docOf(entryId);
+    const canRead = readable(request.access);
+    if (origin === undefined || !canRead(this.table.meta[origin]!)) return null;
+    const query = this.table.vector('anchor', origin) ?? this.table.vector('content', origin);
+    if (!query) return { hits: [], total: 0, facets: {} };
+    const docs = this.candidates({ access: request.access });
+    const allows = (doc: number) => doc !== origin && canRead(this.table.meta[doc]!);
+    const k = request.offset + request.limit;
+    const byAnchor = this.table.nearest('anchor', query, k, { allows, docs, count: docs.length });
+    const byContent = this.table.nearest('content', query, k, {
+      allows: (doc) => allows(doc) && !this.table.vector('anchor', doc),
+      docs,
+      count: docs.length,
+    });
+    const merged = mergeNearest(byAnchor, byContent, k);
+    const hits = page(merged.docs.map((doc, i) => ({ doc, score: merged.scores[i], ranks: { keyword: null, semantic: i + 1 } })), request.offset, request.limit);
+    return { hits: hits.map((h) => ({ ...h, id: this.table.ids[h.doc] })), total: merged.docs.length, facets: {} };
+  }
+
+  private filter(f: EntryFilters): (doc: number) => boolean {
+    const canRead = readable(f.access);
+    const tags = f.tags && f.tags.length > 0 ? new Set(f.tags) : null;
+    const language = f.language?.toLowerCase();
+    return (doc) => {
+      const m = this.table.meta[doc];
+      if (!m || !canRead(m)) return false;
+      if (f.type && m.type !== f.type) return false;
+      if (f.categoryId && m.categoryId !== f.categoryId) return false;
+      if (f.projectId && !m.projectIds.includes(f.projectId)) return false;
+      if (f.visibility && m.visibility !== f.visibility) return false;
+      if (f.layer !== undefined && m.layer !== f.layer) return false;
+      if (language && m.language !== language) return false;
+      if (tags && !m.tags.some((t) => tags.has(t))) return false;
+      return true;
+    };
+  }
+
+  /** Candidates: the smallest exact-value list among the filters, else what the reader may see. */
+  private candidates(f: Pick<EntryFilters, 'type' | 'categoryId' | 'projectId' | 'visibility' | 'access'>): number[] {
+    const constraints: [string, string[]][] = [];
+    if (f.type) constraints.push(['type', [f.type]]);
+    if (f.categoryId) constraints.push(['category', [f.categoryId]]);
+    if (f.projectId) constraints.push(['project', [f.projectId]]);
+    if (f.visibility) constraints.push(['visibility', [f.visibility]]);
+    const fromFilters = this.table.candidates(constraints);
+    if (fromFilters) return fromFilters;
+    const readableSets = [...this.table.withValues('visibility', f.access.visibilities), ...this.table.withValues('owner', [f.access.userId])];
+    const out: number[] = [];
+    for (const set of readableSets) for (const doc of set) out.push(doc);
+    return [...new Set(out)];
+  }
+}

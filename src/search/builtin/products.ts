@@ -1,0 +1,257 @@
+// The products of one tenant's replica: how a stored product is indexed, filtered, faceted, and
+// searched by keyword, vector or both.
+import type { StoredProduct } from '../../store/products.js';
+import { analyze, baseLanguage, fold } from '../analysis.js';
+import {
+  fuseRanks, windowOf,
+  type FacetCount, type ProductFacet, type ProductFilters, type ProductSearch, type RelatedRequest, type SearchResult, type VariantStrategy,
+} from '../engine.js';
+import type { Ranked } from '../topK.js';
+import { DocTable, type DocInput } from './docTable.js';
+import { mergeNearest, newestFirst, page, type DocHit } from './ranking.js';
+
+/** What filters, facets and related search need of a product. */
+export interface ProductFacts {
+  siteId: string;
+  language: string;
+  category: string | null;
+  brand: string | null;
+  availability: string | null;
+  price: number | null;
+  inStock: boolean;
+  /** Attribute name → lower-case values. */
+  attributes: Map<string, string[]>;
+  isParent: boolean;
+  isVariant: boolean;
+  externalId: string | null;
+  parentExternalId: string | null;
+  createdMs: number;
+}
+
+/** Field order of the text index; weights make a title match beat a description match. */
+const FIELDS = [
+  ['title', 3],
+  ['search_keywords', 2.5],
+  ['brand', 2],
+  ['category', 1.5],
+  ['short_description', 1],
+  ['description', 1],
+] as const;
+
+/** Availability values that mean "can be bought now" (schema.org names, common shop values, German). */
+const IN_STOCK = new Set(['instock', 'available', 'limitedavailability', 'onstock', 'lieferbar', 'sofortlieferbar', 'auflager', 'verfugbar']);
+
+export const isInStock = (availability: string | null): boolean => {
+  if (!availability) return false;
+  const norm = fold(availability).replace(/[^a-z]/g, '');
+  return IN_STOCK.has(norm) || norm.endsWith('schemaorginstock');
+};
+
+/** The exact-match form of a code (sku, gtin) and of a query compared with it. */
+export const codeKey = (code: string): string => code.toLowerCase().replace(/[\s-]+/g, '');
+
+function attributeValues(attributes: Record<string, unknown>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [name, value] of Object.entries(attributes)) {
+    const list = (Array.isArray(value) ? value : [value]).filter((v) => v !== null && typeof v !== 'object').map((v) => String(v).toLowerCase());
+    if (list.length > 0) out.set(name.toLowerCase(), list);
+  }
+  return out;
+}
+
+export function productInput(doc: StoredProduct, parentExternalId: string | null, vectors: DocInput<ProductFacts>['vectors']): DocInput<ProductFacts> {
+  const texts: Record<(typeof FIELDS)[number][0], string | null> = {
+    title: doc.title,
+    search_keywords: doc.search_keywords.join(' '),
+    brand: doc.brand,
+    category: doc.category,
+    short_description: doc.short_description,
+    description: doc.description,
+  };
+  const lower = (v: string | null) => (v ? [v.toLowerCase()] : []);
+  return {
+    id: doc.id,
+    meta: {
+      siteId: doc.site_id,
+      language: doc.language.toLowerCase(),
+      category: doc.category,
+      brand: doc.brand,
+      availability: doc.availability,
+      price: doc.price_current === null ? null : Number(doc.price_current),
+      inStock: isInStock(doc.availability),
+      attributes: attributeValues(doc.attributes),
+      isParent: doc.is_parent,
+      isVariant: doc.is_variant,
+      externalId: doc.external_id,
+      parentExternalId,
+      createdMs: Date.parse(doc.created_at),
+    },
+    fields: FIELDS.map(([name, weight], field) => ({ field, weight, terms: analyze(texts[name], doc.language) })),
+    values: {
+      site: [doc.site_id],
+      language: [doc.language.toLowerCase()],
+      category: lower(doc.category),
+      brand: lower(doc.brand),
+      availability: lower(doc.availability),
+      code: [doc.sku, doc.gtin].filter((c): c is string => Boolean(c)).map(codeKey),
+    },
+    vectors,
+    textKey: JSON.stringify([doc.language, ...Object.values(texts)]),
+  };
+}
+
+function visibleUnder(strategy: VariantStrategy, facts: ProductFacts): boolean {
+  if (strategy === 'children_only') return !facts.isParent;
+  if (strategy === 'parents_only') return !facts.isVariant;
+  return true;
+}
+
+export class ProductCollection {
+  readonly table = new DocTable<ProductFacts>();
+
+  search(s: ProductSearch): SearchResult & { hits: DocHit[] } {
+    const f = s.filters;
+    const allows = this.filter(f);
+    const constraints = this.constraints(f);
+    const window = windowOf(s);
+    const words = s.query.trim();
+
+    let keyword: Ranked | null = null;
+    let keywordAll: number[] = [];
+    if (s.mode !== 'semantic' || !s.vector) {
+      if (words) {
+        const found = this.table.keyword(words, f.language ?? null, s.mode === 'keyword' ? s.offset + s.limit : window, allows, this.codeBoost(words));
+        keyword = found.ranked;
+        keywordAll = found.all;
+      } else {
+        // No query: browse the filtered products, newest first.
+        keywordAll = (this.table.candidates(constraints) ?? this.table.all()).filter(allows);
+        keyword = newestFirst(keywordAll, (doc) => this.table.meta[doc]!.createdMs, s.offset + s.limit);
+      }
+    }
+    let semantic: Ranked | null = null;
+    if (s.mode !== 'keyword' && s.vector) {
+      const languages = new Set(s.semanticLanguages);
+      const served = (doc: number) => languages.has(baseLanguage(this.table.meta[doc]!.language)) && allows(doc);
+      const docs = this.table.candidates(constraints);
+      semantic = this.table.nearest('content', s.vector, window, {
+        allows: served,
+        docs: docs ?? undefined,
+        count: docs?.length ?? this.table.size,
+      });
+    }
+
+    let hits: DocHit[];
+    let matched: Iterable<number>;
+    let total: number;
+    if (keyword && semantic) {
+      const fused = fuseRanks(keyword.docs.map(String), semantic.docs.map(String));
+      hits = fused.map((h) => ({ doc: Number(h.id), score: h.score, ranks: h.ranks }));
+      const union = new Set(keywordAll);
+      for (const doc of semantic.docs) union.add(doc);
+      matched = union;
+      total = union.size;
+      hits = page(hits, s.offset, s.limit);
+    } else if (semantic) {
+      hits = page(semantic.docs.map((doc, i) => ({ doc, score: semantic!.scores[i], ranks: { keyword: null, semantic: i + 1 } })), s.offset, s.limit);
+      matched = semantic.docs;
+      total = semantic.docs.length;
+    } else {
+      const ranked = keyword ?? { docs: [], scores: [] };
+      hits = page(ranked.docs.map((doc, i) => ({ doc, score: ranked.scores[i], ranks: { keyword: i + 1, semantic: null } })), s.offset, s.limit);
+      matched = keywordAll;
+      total = keywordAll.length;
+    }
+    return { hits: hits.map((h) => ({ ...h, id: this.table.ids[h.doc] })), total, facets: this.facets(matched, s.facets) };
+  }
+
+  /** Products nearest to one product's similarity anchor (its description vector without one), same site. */
+  related(productId: string, request: RelatedRequest & { variantStrategy: VariantStrategy }): (SearchResult & { hits: DocHit[] }) | null {
+    const origin = this.table.docOf(productId);
+    if (origin === undefined) return null;
+    const facts = this.table.meta[origin]!;
+    const query = this.table.vector('anchor', origin) ?? this.table.vector('content', origin);
+    if (!query) return { hits: [], total: 0, facets: {} };
+    const allows = (doc: number) => {
+      if (doc === origin) return false;
+      const m = this.table.meta[doc]!;
+      if (m.siteId !== facts.siteId || !visibleUnder(request.variantStrategy, m)) return false;
+      return !(facts.externalId && m.parentExternalId === facts.externalId);
+    };
+    const siteDocs = this.table.candidates([['site', [facts.siteId]]]) ?? [];
+    const k = request.offset + request.limit;
+    // Products with an anchor are compared by it, the others by their description vector.
+    const byAnchor = this.table.nearest('anchor', query, k, { allows, docs: siteDocs, count: siteDocs.length });
+    const withoutAnchor = (doc: number) => allows(doc) && !this.table.vector('anchor', doc);
+    const byContent = this.table.nearest('content', query, k, { allows: withoutAnchor, docs: siteDocs, count: siteDocs.length });
+    const merged = mergeNearest(byAnchor, byContent, k);
+    const hits = page(merged.docs.map((doc, i) => ({ doc, score: merged.scores[i], ranks: { keyword: null, semantic: i + 1 } })), request.offset, request.limit);
+    return { hits: hits.map((h) => ({ ...h, id: this.table.ids[h.doc] })), total: merged.docs.length, facets: {} };
+  }
+
+  private filter(f: ProductFilters): (doc: number) => boolean {
+    const lower = (list?: string[]) => (list && list.length > 0 ? new Set(list.map((v) => v.toLowerCase())) : null);
+    const brands = lower(f.brand);
+    const availability = lower(f.availability);
+    const category = f.category?.toLowerCase();
+    const language = f.language?.toLowerCase();
+    const attributes = Object.entries(f.attributes ?? {}).map(([name, values]) => [name.toLowerCase(), new Set(values.map((v) => v.toLowerCase()))] as const);
+    return (doc) => {
+      const m = this.table.meta[doc];
+      if (!m) return false;
+      if (!visibleUnder(f.variantStrategy, m)) return false;
+      if (f.siteId && m.siteId !== f.siteId) return false;
+      if (language && m.language !== language) return false;
+      if (category && m.category?.toLowerCase() !== category) return false;
+      if (brands && !(m.brand && brands.has(m.brand.toLowerCase()))) return false;
+      if (availability && !(m.availability && availability.has(m.availability.toLowerCase()))) return false;
+      if (f.inStock !== undefined && m.inStock !== f.inStock) return false;
+      if (f.priceMin !== undefined && !(m.price !== null && m.price >= f.priceMin)) return false;
+      if (f.priceMax !== undefined && !(m.price !== null && m.price <= f.priceMax)) return false;
+      for (const [name, accepted] of attributes) {
+        const values = m.attributes.get(name);
+        if (!values || !values.some((v) => accepted.has(v))) return false;
+      }
+      return true;
+    };
+  }
+
+  /** Exact-value constraints that give a small candidate list. */
+  private constraints(f: ProductFilters): [string, string[]][] {
+    const out: [string, string[]][] = [];
+    if (f.siteId) out.push(['site', [f.siteId]]);
+    if (f.language) out.push(['language', [f.language.toLowerCase()]]);
+    if (f.category) out.push(['category', [f.category.toLowerCase()]]);
+    if (f.brand?.length) out.push(['brand', f.brand.map((b) => b.toLowerCase())]);
+    if (f.availability?.length) out.push(['availability', f.availability.map((a) => a.toLowerCase())]);
+    return out;
+  }
+
+  /** A query that is a product's sku or gtin (or holds one as a word) puts that product first. */
+  private codeBoost(query: string): Map<number, number> | undefined {
+    const keys = new Set([codeKey(query), ...query.split(/\s+/).map(codeKey)]);
+    const boost = new Map<number, number>();
+    for (const set of this.table.withValues('code', [...keys].filter(Boolean))) for (const doc of set) boost.set(doc, 1000);
+    return boost.size > 0 ? boost : undefined;
+  }
+
+  private facets(docs: Iterable<number>, wanted: ProductFacet[]): Partial<Record<ProductFacet, FacetCount[]>> {
+    const out: Partial<Record<ProductFacet, FacetCount[]>> = {};
+    if (wanted.length === 0) return out;
+    const counts = new Map<ProductFacet, Map<string, number>>(wanted.map((name) => [name, new Map()]));
+    for (const doc of docs) {
+      const m = this.table.meta[doc]!;
+      for (const [name, map] of counts) {
+        const value = m[name];
+        if (value) map.set(value, (map.get(value) ?? 0) + 1);
+      }
+    }
+    for (const [name, map] of counts) {
+      out[name] = [...map].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || a.value.localeCompare(b.value)).slice(0, FACET_VALUES);
+    }
+    return out;
+  }
+}
+
+/** Values listed per facet, most frequent first. */
+const FACET_VALUES = 50;

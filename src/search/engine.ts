@@ -1,0 +1,140 @@
+// The SearchEngine port: what the search service asks of an engine, whichever it is (the built-in
+// in-memory replica on plain Redis, or the Redis Query Engine). Engines return ids, scores and
+// ranks; the service loads the documents themselves, so both engines answer the same shape.
+
+export type SearchMode = 'keyword' | 'semantic' | 'hybrid';
+export type VariantStrategy = 'all' | 'children_only' | 'parents_only';
+export const PRODUCT_FACETS = ['brand', 'category', 'availability'] as const;
+export type ProductFacet = (typeof PRODUCT_FACETS)[number];
+
+export interface ProductFilters {
+  siteId?: string;
+  language?: string;
+  category?: string;
+  brand?: string[];
+  availability?: string[];
+  priceMin?: number;
+  priceMax?: number;
+  inStock?: boolean;
+  /** Attribute name → accepted values (any of them; case-insensitive). */
+  attributes?: Record<string, string[]>;
+  variantStrategy: VariantStrategy;
+}
+
+/** What one search asks for; `vector` is the query embedding, null when semantic ranking cannot run. */
+export interface SearchRequest {
+  query: string;
+  mode: SearchMode;
+  vector: Float32Array | null;
+  /** Semantic ranking only considers documents in these languages (those the embedder serves). */
+  semanticLanguages: readonly string[];
+  limit: number;
+  offset: number;
+}
+
+export interface ProductSearch extends SearchRequest {
+  filters: ProductFilters;
+  facets: ProductFacet[];
+}
+
+/** Who reads knowledge entries: the same rules as GET (ceiling, own personal entries, expiry). */
+export interface EntryAccess {
+  userId: string;
+  /** Non-personal visibilities the reader may see. */
+  visibilities: string[];
+  includeExpired: boolean;
+  /** Epoch ms that expiry is judged against. */
+  now: number;
+}
+
+export interface EntryFilters {
+  type?: string;
+  categoryId?: string;
+  projectId?: string;
+  visibility?: string;
+  layer?: string;
+  /** Entries carrying any of these tags. */
+  tags?: string[];
+  language?: string;
+  access: EntryAccess;
+}
+
+export interface KnowledgeSearch extends SearchRequest {
+  filters: EntryFilters;
+}
+
+export interface Hit {
+  id: string;
+  score: number;
+  /** 1-based rank of the document in each signal's list; null when that signal did not find it. */
+  ranks: { keyword: number | null; semantic: number | null };
+}
+
+export interface FacetCount {
+  value: string;
+  count: number;
+}
+
+export interface SearchResult {
+  hits: Hit[];
+  /** Documents matched: every keyword match, plus the semantic candidates (at most the window). */
+  total: number;
+  facets: Partial<Record<ProductFacet, FacetCount[]>>;
+}
+
+export interface RelatedRequest {
+  limit: number;
+  offset: number;
+}
+
+export interface EngineProgress {
+  tenants: number;
+  tenantsLoaded: number;
+  documents: number;
+}
+
+export interface SearchEngine {
+  readonly name: 'builtin' | 'redis-query-engine';
+  /** Builds or checks the indexes; resolves when the engine can answer. */
+  start(onProgress?: (progress: EngineProgress) => void): Promise<void>;
+  readonly ready: boolean;
+  searchProducts(tenantId: string, search: ProductSearch): Promise<SearchResult>;
+  /** Nearest products by similarity anchor; null when the product is unknown. */
+  relatedProducts(tenantId: string, productId: string, request: RelatedRequest & { variantStrategy: VariantStrategy }): Promise<SearchResult | null>;
+  searchKnowledge(tenantId: string, search: KnowledgeSearch): Promise<SearchResult>;
+  /** Nearest readable entries by similarity anchor; null when the entry is unknown or not readable. */
+  relatedEntries(tenantId: string, entryId: string, request: RelatedRequest & { access: EntryAccess }): Promise<SearchResult | null>;
+  /** Read-your-writes: makes this process see documents just written before the write is answered. */
+  refresh(tenantId: string, changed: DocumentRef[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DocumentRef {
+  kind: 'product' | 'entry';
+  id: string;
+}
+
+/** How many candidates semantic search contributes (and hybrid fuses) at least. */
+export const SEMANTIC_WINDOW = 100;
+export const MAX_WINDOW = 1100;
+
+/** The semantic candidate depth of a request: enough for the page, at least the window. */
+export const windowOf = (r: { offset: number; limit: number }): number => Math.min(MAX_WINDOW, Math.max(SEMANTIC_WINDOW, r.offset + r.limit));
+
+const RRF_K = 60;
+
+/** Reciprocal rank fusion of ranked id lists (ids best first). */
+export function fuseRanks(keyword: string[], semantic: string[]): { id: string; score: number; ranks: Hit['ranks'] }[] {
+  const fused = new Map<string, { id: string; score: number; ranks: Hit['ranks'] }>();
+  const add = (ids: string[], signal: 'keyword' | 'semantic') =>
+    ids.forEach((id, i) => {
+      let entry = fused.get(id);
+      if (!entry) fused.set(id, (entry = { id, score: 0, ranks: { keyword: null, semantic: null } }));
+      entry.score += 1 / (RRF_K + i + 1);
+      entry.ranks[signal] = i + 1;
+    });
+  add(keyword, 'keyword');
+  add(semantic, 'semantic');
+  // Ties (a document found by one signal at the same rank as another's) keep keyword first.
+  return [...fused.values()].sort((a, b) => b.score - a.score || (a.ranks.keyword ?? Infinity) - (b.ranks.keyword ?? Infinity));
+}

@@ -1,0 +1,199 @@
+// Follows the stored documents of every tenant for a search engine: a full read at start (or when
+// a tenant is first searched), then the tenant change streams. Each batch of changed documents is
+// read in its current state and handed to the engine's sink, so applying a change twice is
+// harmless and the order of stream entries within a batch does not matter.
+import type { Logger } from '../log.js';
+import { keys } from '../store/keys.js';
+import type { StoredEntry } from '../store/knowledge.js';
+import type { StoredProduct } from '../store/products.js';
+import type { Store } from '../store/redis.js';
+import type { DocumentRef, EngineProgress } from './engine.js';
+
+/** Raw vectors of a document (float32 bytes), only those of the engine's model. */
+export interface RawVectors {
+  content?: Buffer;
+  anchor?: Buffer;
+}
+
+export type ChangedDoc =
+  | { kind: 'product'; id: string; product: StoredProduct | null; parentExternalId: string | null; vectors: RawVectors }
+  | { kind: 'entry'; id: string; entry: StoredEntry | null; vectors: RawVectors };
+
+/** Where a follower puts what it reads: the built-in replica, or the Redis Query Engine projection. */
+export interface FollowerSink {
+  apply(tenantId: string, docs: ChangedDoc[]): Promise<void> | void;
+  /** A deleted site: its products go (their hashes are purged later by a maintenance job). */
+  dropSite(tenantId: string, siteId: string): Promise<void> | void;
+}
+
+const PRODUCT_FIELDS = ['doc', 'pext', 'emodel', 'v:description', 'v:anchor'] as const;
+const ENTRY_FIELDS = ['doc', 'emodel', 'v:content', 'v:anchor'] as const;
+const LOAD_BATCH = 500;
+/** How long one blocking read of the change streams waits: bounds how late a new tenant joins the tail. */
+const TAIL_BLOCK_MS = 250;
+const TAIL_COUNT = 1000;
+
+export class ChangeFollower {
+  /** Tenant → change stream position applied so far (once its initial read is done). */
+  private readonly tenants = new Map<string, Promise<{ position: string }>>();
+  private tailer: Store | null = null;
+  private closed = false;
+  private tailing: Promise<void> | null = null;
+
+  constructor(
+    private readonly redis: Store,
+    private readonly log: Logger,
+    private readonly sink: FollowerSink,
+    /** Vectors of this model are read (null: none). */
+    private readonly modelId: string | null,
+  ) {}
+
+  /** Reads every tenant, then follows the change streams. */
+  async start(onProgress?: (p: EngineProgress) => void): Promise<void> {
+    const tenantIds = await this.redis.hvals(keys.tenantSlugs);
+    const progress: EngineProgress = { tenants: tenantIds.length, tenantsLoaded: 0, documents: 0 };
+    for (const tenantId of tenantIds) {
+      const base = progress.documents;
+      await this.tenant(tenantId, (n) => onProgress?.({ ...progress, documents: (progress.documents = base + n) }));
+      progress.tenantsLoaded++;
+      onProgress?.(progress);
+    }
+    this.tailer = this.redis.duplicate() as Store;
+    this.tailing = this.tail();
+  }
+
+  /** Resolves once the tenant's documents have been read (reading them on first use). */
+  async ensure(tenantId: string): Promise<void> {
+    await this.tenant(tenantId);
+  }
+
+  /** Applies documents just written by this process (read-your-writes). */
+  async refresh(tenantId: string, changed: DocumentRef[]): Promise<void> {
+    // A tenant not read yet reads these documents when it is.
+    if (!this.tenants.has(tenantId)) return;
+    await this.tenants.get(tenantId);
+    await this.apply(tenantId, changed);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.tailer?.disconnect();
+    await this.tailing?.catch(() => undefined);
+  }
+
+  private tenant(tenantId: string, onLoaded?: (documents: number) => void): Promise<{ position: string }> {
+    let state = this.tenants.get(tenantId);
+    if (!state) {
+      state = this.load(tenantId, onLoaded);
+      this.tenants.set(tenantId, state);
+      state.catch(() => this.tenants.delete(tenantId));
+    }
+    return state;
+  }
+
+  private async load(tenantId: string, onLoaded?: (documents: number) => void): Promise<{ position: string }> {
+    // The stream position first: changes made while reading are applied again by the tail.
+    const last = await this.redis.xrevrange(keys.changes(tenantId), '+', '-', 'COUNT', 1);
+    const position = last[0]?.[0] ?? '0-0';
+    const productIds = await this.redis.zrange(keys.products(tenantId), '0', '-1');
+    const entryIds = await this.entryIds(tenantId);
+    const refs: DocumentRef[] = [
+      ...productIds.map((id) => ({ kind: 'product' as const, id })),
+      ...entryIds.map((id) => ({ kind: 'entry' as const, id })),
+    ];
+    for (let i = 0; i < refs.length; i += LOAD_BATCH) {
+      await this.apply(tenantId, refs.slice(i, i + LOAD_BATCH));
+      onLoaded?.(Math.min(i + LOAD_BATCH, refs.length));
+    }
+    this.log.info({ tenantId, products: productIds.length, entries: entryIds.length }, 'search documents read');
+    return { position };
+  }
+
+  /** Every entry: the shared ones (all sit in the restricted ceiling set) and each owner's personal ones. */
+  private async entryIds(tenantId: string): Promise<string[]> {
+    const ids = new Set(await this.redis.zrange(keys.entriesByCeiling(tenantId, 'restricted'), '0', '-1'));
+    let cursor = '0';
+    do {
+      const [next, found] = await this.redis.scan(cursor, 'MATCH', keys.entriesByOwner(tenantId, '*'), 'COUNT', 1000);
+      cursor = next;
+      for (const key of found) for (const id of await this.redis.zrange(key, '0', '-1')) ids.add(id);
+    } while (cursor !== '0');
+    return [...ids];
+  }
+
+  /** Reads the documents' current state and hands it to the sink (null documents are gone). */
+  private async apply(tenantId: string, refs: DocumentRef[]): Promise<void> {
+    const docs: ChangedDoc[] = [];
+    for (const kind of ['product', 'entry'] as const) {
+      const ids = [...new Set(refs.filter((r) => r.kind === kind).map((r) => r.id))];
+      if (ids.length === 0) continue;
+      const fields = kind === 'product' ? PRODUCT_FIELDS : ENTRY_FIELDS;
+      const hashKeys = ids.map((id) => (kind === 'product' ? keys.product(tenantId, id) : keys.entry(tenantId, id)));
+      const flat = await this.redis.readHashesBuffer(hashKeys.length, ...hashKeys, ...fields);
+      ids.forEach((id, i) => {
+        const v = flat.slice(i * fields.length, (i + 1) * fields.length);
+        if (kind === 'product') {
+          docs.push({
+            kind, id,
+            product: v[0] ? (JSON.parse(v[0].toString()) as StoredProduct) : null,
+            parentExternalId: v[1]?.toString() || null,
+            vectors: this.vectors(v[2], v[3], v[4]),
+          });
+        } else {
+          docs.push({ kind, id, entry: v[0] ? (JSON.parse(v[0].toString()) as StoredEntry) : null, vectors: this.vectors(v[1], v[2], v[3]) });
+        }
+      });
+    }
+    if (docs.length > 0) await this.sink.apply(tenantId, docs);
+  }
+
+  private vectors(model: Buffer | null, content: Buffer | null, anchor: Buffer | null): RawVectors {
+    if (!this.modelId || model?.toString() !== this.modelId) return {};
+    return { content: content?.length ? content : undefined, anchor: anchor?.length ? anchor : undefined };
+  }
+
+  /** Follows every read tenant's change stream. */
+  private async tail(): Promise<void> {
+    while (!this.closed) {
+      const states = await Promise.all([...this.tenants].map(async ([tenantId, s]) => ({ tenantId, state: await s.catch(() => null) })));
+      const live = states.filter((s): s is { tenantId: string; state: { position: string } } => s.state !== null);
+      if (live.length === 0) {
+        await new Promise((r) => setTimeout(r, TAIL_BLOCK_MS));
+        continue;
+      }
+      let reply: [string, [string, string[]][]][] | null;
+      try {
+        reply = (await this.tailer!.xread(
+          'COUNT', TAIL_COUNT, 'BLOCK', TAIL_BLOCK_MS,
+          'STREAMS', ...live.map((l) => keys.changes(l.tenantId)), ...live.map((l) => l.state.position),
+        )) as typeof reply;
+      } catch (error) {
+        if (this.closed) return;
+        this.log.warn({ err: (error as Error).message }, 'change stream read failed; retrying');
+        await new Promise((r) => setTimeout(r, 1000));
+        continue;
+      }
+      for (const [streamKey, entries] of reply ?? []) {
+        const { tenantId, state } = live.find((l) => keys.changes(l.tenantId) === streamKey)!;
+        const refs: DocumentRef[] = [];
+        try {
+          for (const [, fields] of entries) {
+            const change = fieldsOf(fields);
+            if (change.kind === 'product' || change.kind === 'entry') refs.push({ kind: change.kind, id: change.id });
+            else if (change.kind === 'site' && change.op === 'delete') await this.sink.dropSite(tenantId, change.id);
+          }
+          await this.apply(tenantId, refs);
+          state.position = entries[entries.length - 1][0];
+        } catch (error) {
+          this.log.warn({ err: (error as Error).message, tenantId }, 'applying changes failed; retrying');
+        }
+      }
+    }
+  }
+}
+
+function fieldsOf(flat: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) out[flat[i]] = flat[i + 1];
+  return out;
+}

@@ -1,0 +1,255 @@
+// An in-memory BM25F inverted index on typed arrays. The term dictionary is MiniSearch's radix
+// tree (SearchableMap), which gives fuzzy and prefix term lookup; postings and scoring are ours,
+// because MiniSearch's per-result objects cost 40–900 ms per query at 50k documents
+// (bench/search-candidates.ts) and the target is a 5 ms p99 at 100k.
+//
+// Documents are numbered by the caller (stable per document). An update appends new postings
+// under a new generation of the document; stale postings are skipped at query time and dropped
+// when a term's list is more than half stale.
+import SearchableMap from 'minisearch/SearchableMap';
+import type { QueryWord } from './analysis.js';
+
+/** One field of a document: which field (its position in the collection's field list), its terms and weight. */
+export interface FieldTerms {
+  field: number;
+  terms: string[];
+  weight: number;
+}
+
+const K1 = 1.2;
+const B = 0.75;
+/** How a term found by a looser rule counts against an exact one. */
+const FUZZY_FACTOR = [1, 0.6, 0.4];
+const PREFIX_FACTOR = 0.7;
+/** A short prefix can stand for thousands of terms: score only the most frequent ones. */
+const MAX_PREFIX_TERMS = 40;
+const MAX_PREFIX_SCAN = 2000;
+
+class Postings {
+  docs = new Int32Array(4);
+  gens = new Int32Array(4);
+  weights = new Float32Array(4);
+  length = 0;
+  stale = 0;
+  /** Live documents holding the term. */
+  df = 0;
+
+  push(doc: number, gen: number, weight: number): void {
+    if (this.length === this.docs.length) {
+      const size = this.docs.length * 2;
+      this.docs = grow(this.docs, new Int32Array(size));
+      this.gens = grow(this.gens, new Int32Array(size));
+      this.weights = grow(this.weights, new Float32Array(size));
+    }
+    this.docs[this.length] = doc;
+    this.gens[this.length] = gen;
+    this.weights[this.length] = weight;
+    this.length++;
+  }
+
+  /** Drops postings of older generations or removed documents. */
+  compact(docGen: Int32Array): void {
+    let w = 0;
+    for (let r = 0; r < this.length; r++) {
+      const doc = this.docs[r];
+      if (this.gens[r] !== docGen[doc]) continue;
+      this.docs[w] = doc;
+      this.gens[w] = this.gens[r];
+      this.weights[w] = this.weights[r];
+      w++;
+    }
+    this.length = w;
+    this.stale = 0;
+  }
+}
+
+function grow<T extends Int32Array | Float32Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
+}
+
+/** Scores of one query: matched documents with their score and how many query words they matched. */
+export interface TextMatches {
+  /** Documents touched by any word (unique). */
+  docs: Int32Array;
+  count: number;
+  scores: Float32Array;
+  /** Query words matched per document. */
+  words: Uint8Array;
+}
+
+export class TextIndex {
+  private readonly dict = new SearchableMap<number>();
+  private readonly postings: Postings[] = [];
+  /** Per document: its current generation (0 = none), its distinct term ids, for df bookkeeping. */
+  private docGen = new Int32Array(1024);
+  private docTerms: (Int32Array | null)[] = [];
+  private readonly fieldLengthSums = new Map<number, { sum: number; docs: number }>();
+  private liveDocs = 0;
+  private genCounter = 0;
+  // Scratch buffers reused by every query (a serve process answers one query at a time).
+  private scores = new Float32Array(1024);
+  private wordScores = new Float32Array(1024);
+  private wordHits = new Uint8Array(1024);
+  private touched = new Int32Array(1024);
+  private wordTouched = new Int32Array(1024);
+
+  get size(): number {
+    return this.liveDocs;
+  }
+
+  /** Indexes (or re-indexes) a document; fields are weighted (BM25F with per-field length norms). */
+  set(doc: number, fields: FieldTerms[]): void {
+    this.ensureDoc(doc);
+    this.remove(doc);
+    const gen = (this.genCounter = (this.genCounter + 1) | 0) || (this.genCounter = 1);
+    const weights = new Map<number, number>();
+    for (const field of fields) {
+      if (field.terms.length === 0) continue;
+      const avg = this.fieldAverage(field.field, field.terms.length);
+      const norm = 1 - B + (B * field.terms.length) / avg;
+      const tf = new Map<string, number>();
+      for (const term of field.terms) tf.set(term, (tf.get(term) ?? 0) + 1);
+      for (const [term, count] of tf) {
+        const id = this.termId(term);
+        weights.set(id, (weights.get(id) ?? 0) + (field.weight * count) / norm);
+      }
+    }
+    const ids = new Int32Array(weights.size);
+    let i = 0;
+    for (const [id, weight] of weights) {
+      const list = this.postings[id];
+      list.push(doc, gen, weight);
+      list.df++;
+      ids[i++] = id;
+    }
+    this.docGen[doc] = gen;
+    this.docTerms[doc] = ids;
+    this.liveDocs++;
+  }
+
+  remove(doc: number): void {
+    const ids = this.docTerms[doc];
+    if (!ids) return;
+    for (const id of ids) {
+      const list = this.postings[id];
+      list.df--;
+      list.stale++;
+      if (list.stale > 32 && list.stale * 2 > list.length) list.compact(this.docGen);
+    }
+    this.docTerms[doc] = null;
+    this.docGen[doc] = 0;
+    this.liveDocs--;
+  }
+
+  /**
+   * Scores every document matching any query word. A word scores a document by the best of its
+   * alternatives (stems, typo variants, prefix completions), weighted by how loose the match was.
+   */
+  match(words: QueryWord[]): TextMatches {
+    const n = this.docTerms.length;
+    if (this.scores.length < n) this.resizeScratch(n);
+    const scores = this.scores;
+    const hits = this.wordHits;
+    let count = 0;
+    for (const word of words) {
+      let wordCount = 0;
+      for (const [id, factor] of this.expand(word)) {
+        const list = this.postings[id];
+        const idf = Math.log(1 + (this.liveDocs - list.df + 0.5) / (list.df + 0.5));
+        for (let p = 0; p < list.length; p++) {
+          const doc = list.docs[p];
+          if (list.gens[p] !== this.docGen[doc]) continue;
+          const w = list.weights[p];
+          const s = (idf * factor * w * (K1 + 1)) / (w + K1);
+          const prev = this.wordScores[doc];
+          if (prev === 0) this.wordTouched[wordCount++] = doc;
+          if (s > prev) this.wordScores[doc] = s;
+        }
+      }
+      for (let t = 0; t < wordCount; t++) {
+        const doc = this.wordTouched[t];
+        if (hits[doc] === 0) this.touched[count++] = doc;
+        scores[doc] += this.wordScores[doc];
+        hits[doc]++;
+        this.wordScores[doc] = 0;
+      }
+    }
+    // Hand out copies and reset the scratch for the next query.
+    const docs = this.touched.slice(0, count);
+    const outScores = new Float32Array(n);
+    const outWords = new Uint8Array(n);
+    for (let t = 0; t < count; t++) {
+      const doc = docs[t];
+      outScores[doc] = scores[doc];
+      outWords[doc] = hits[doc];
+      scores[doc] = 0;
+      hits[doc] = 0;
+    }
+    return { docs, count, scores: outScores, words: outWords };
+  }
+
+  /** Term ids a query word stands for, with the factor its matches count with. */
+  private expand(word: QueryWord): Map<number, number> {
+    const out = new Map<number, number>();
+    const offer = (id: number, factor: number) => {
+      if ((out.get(id) ?? 0) < factor) out.set(id, factor);
+    };
+    for (const term of word.terms) {
+      if (word.fuzzy > 0) {
+        for (const [, [id, distance]] of this.dict.fuzzyGet(term, word.fuzzy)) offer(id, FUZZY_FACTOR[distance] ?? 0.3);
+      } else {
+        const id = this.dict.get(term);
+        if (id !== undefined) offer(id, 1);
+      }
+    }
+    if (word.prefix) {
+      const found: [number, number][] = [];
+      let scanned = 0;
+      for (const [, id] of this.dict.atPrefix(word.prefix)) {
+        if (this.postings[id].df > 0) found.push([id, this.postings[id].df]);
+        if (++scanned >= MAX_PREFIX_SCAN) break;
+      }
+      found.sort((a, b) => b[1] - a[1]);
+      for (const [id] of found.slice(0, MAX_PREFIX_TERMS)) offer(id, PREFIX_FACTOR);
+    }
+    return out;
+  }
+
+  private termId(term: string): number {
+    let id = this.dict.get(term);
+    if (id === undefined) {
+      id = this.postings.length;
+      this.postings.push(new Postings());
+      this.dict.set(term, id);
+    }
+    return id;
+  }
+
+  /** Running average length of a field over every version indexed (an estimate is enough for the norm). */
+  private fieldAverage(field: number, length: number): number {
+    let stats = this.fieldLengthSums.get(field);
+    if (!stats) this.fieldLengthSums.set(field, (stats = { sum: 0, docs: 0 }));
+    stats.sum += length;
+    stats.docs++;
+    return stats.sum / stats.docs;
+  }
+
+  private ensureDoc(doc: number): void {
+    if (doc >= this.docGen.length) {
+      const next = new Int32Array(Math.max(doc + 1, this.docGen.length * 2));
+      next.set(this.docGen);
+      this.docGen = next;
+    }
+    while (this.docTerms.length <= doc) this.docTerms.push(null);
+  }
+
+  private resizeScratch(n: number): void {
+    const size = Math.max(n, this.scores.length * 2);
+    this.scores = new Float32Array(size);
+    this.wordScores = new Float32Array(size);
+    this.wordHits = new Uint8Array(size);
+    this.touched = new Int32Array(size);
+    this.wordTouched = new Int32Array(size);
+  }
+}

@@ -1,0 +1,27 @@
+-- Exchange an authorization code for a grant and its tokens, exactly once (RFC 6749 §4.1.2).
+-- A code presented again revokes the grant issued from it.
+-- KEYS: 1 code hash (doc, state), 2 client doc, 3 grant (the code's), 4 access token, 5 refresh token,
+--       6 client grants zset
+-- ARGV: 1 grant id, 2 grant json, 3 access json, 4 refresh json ('' = none), 5 access ttl ms,
+--       6 grant ttl ms, 7 how long a used code is remembered (ms), 8 now ms
+-- Returns 1 issued, 0 unknown or expired code, -1 code used before (its grant is revoked), -2 client gone.
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return 0 end
+if state ~= 'fresh' then
+  redis.call('DEL', KEYS[3])
+  redis.call('ZREM', KEYS[6], ARGV[1])
+  return -1
+end
+if redis.call('EXISTS', KEYS[2]) == 0 then return -2 end
+redis.call('HSET', KEYS[1], 'state', 'used')
+redis.call('PEXPIRE', KEYS[1], ARGV[7])
+redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[6])
+redis.call('SET', KEYS[4], ARGV[3], 'PX', ARGV[5])
+if ARGV[4] ~= '' then
+  redis.call('HSET', KEYS[5], 'doc', ARGV[4], 'state', 'active')
+  redis.call('PEXPIRE', KEYS[5], ARGV[6])
+end
+local now = tonumber(ARGV[8])
+redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now)
+redis.call('ZADD', KEYS[6], now + tonumber(ARGV[6]), ARGV[1])
+return 1

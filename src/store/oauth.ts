@@ -1,0 +1,189 @@
+// OAuth clients, pending authorization requests, codes, grants and tokens (DESIGN §5). Codes and
+// tokens are stored only under the SHA-256 of their value, each with its Redis TTL; every key
+// carries the tenant's hash tag, so the multi-key scripts stay atomic in one Cluster slot.
+import type { ClientRecord, GrantRecord, PendingAuthorization, TokenRecord } from '../domain/oauth.js';
+import { listDocs, readDoc } from './docs.js';
+import { keys } from './keys.js';
+import type { Store } from './redis.js';
+
+declare module './redis.js' {
+  interface ScriptCommands {
+    oauthExchangeCode(...args: (string | number)[]): Promise<number>;
+    oauthRotateRefresh(...args: (string | number)[]): Promise<number>;
+    oauthIssueToken(...args: (string | number)[]): Promise<number>;
+  }
+}
+
+/** What the code-exchange and rotation scripts report. */
+export type IssueResult = 'issued' | 'unknown' | 'reused' | 'client_gone';
+const RESULT: Record<number, IssueResult> = { 1: 'issued', 0: 'unknown', [-1]: 'reused', [-2]: 'client_gone' };
+
+/** A new grant with its tokens; lifetimes in milliseconds. */
+export interface NewTokens {
+  grant: GrantRecord;
+  access: { digest: string; record: TokenRecord; ttlMs: number };
+  refresh: { digest: string; record: TokenRecord; ttlMs: number } | null;
+}
+
+export class OAuthRepository {
+  constructor(private readonly redis: Store) {}
+
+  // ---- clients ----
+
+  async createClient(client: ClientRecord): Promise<void> {
+    await this.redis
+      .multi()
+      .set(keys.oauthClient(client.tenant_id, client.client_id), JSON.stringify(client))
+      .zadd(keys.oauthClients(client.tenant_id), client.client_id_issued_at * 1000, client.client_id)
+      .exec();
+  }
+
+  getClient(tenantId: string, clientId: string): Promise<ClientRecord | null> {
+    return readDoc<ClientRecord>(this.redis, keys.oauthClient(tenantId, clientId));
+  }
+
+  async listClients(tenantId: string): Promise<ClientRecord[]> {
+    return (await listDocs<ClientRecord>(this.redis, keys.oauthClients(tenantId), (id) => keys.oauthClient(tenantId, id))).items;
+  }
+
+  /**
+   * Deletes the client, then every grant it holds. The token scripts check that the client exists
+   * in the same atomic step as they add a grant, so no grant can appear after the first step.
+   */
+  async deleteClient(tenantId: string, clientId: string): Promise<boolean> {
+    const [[, deleted]] = (await this.redis
+      .multi()
+      .del(keys.oauthClient(tenantId, clientId))
+      .zrem(keys.oauthClients(tenantId), clientId)
+      .exec()) as [[Error | null, number], [Error | null, number]];
+    if (deleted !== 1) return false;
+    const grantsKey = keys.oauthClientGrants(tenantId, clientId);
+    const grantIds = await this.redis.zrange(grantsKey, '0', '-1');
+    for (let i = 0; i < grantIds.length; i += 500) {
+      await this.redis.del(...grantIds.slice(i, i + 500).map((id) => keys.oauthGrant(tenantId, id)));
+    }
+    await this.redis.del(grantsKey);
+    return true;
+  }
+
+  // ---- pending authorization requests (the consent page) ----
+
+  async savePending(tenantId: string, pending: PendingAuthorization, ttlMs: number): Promise<void> {
+    await this.redis.set(keys.oauthRequest(tenantId, pending.id), JSON.stringify(pending), 'PX', ttlMs);
+  }
+
+  getPending(tenantId: string, id: string): Promise<PendingAuthorization | null> {
+    return readDoc<PendingAuthorization>(this.redis, keys.oauthRequest(tenantId, id));
+  }
+
+  /** Removes and returns the request: exactly one answer per request, even when submitted twice. */
+  async takePending(tenantId: string, id: string): Promise<PendingAuthorization | null> {
+    const raw = await this.redis.getdel(keys.oauthRequest(tenantId, id));
+    return raw === null ? null : (JSON.parse(raw) as PendingAuthorization);
+  }
+
+  // ---- authorization codes ----
+
+  async saveCode(tenantId: string, digest: string, code: unknown, ttlMs: number): Promise<void> {
+    const key = keys.oauthCode(tenantId, digest);
+    await this.redis.multi().hset(key, 'doc', JSON.stringify(code), 'state', 'fresh').pexpire(key, ttlMs).exec();
+  }
+
+  /** The code's record and whether it was exchanged already (kept a while after use, to detect replays). */
+  async getCode<T>(tenantId: string, digest: string): Promise<{ record: T; used: boolean } | null> {
+    const [doc, state] = await this.redis.hmget(keys.oauthCode(tenantId, digest), 'doc', 'state');
+    return doc === null ? null : { record: JSON.parse(doc) as T, used: state !== 'fresh' };
+  }
+
+  /** Consumes the code and stores the grant and its tokens, or revokes the code's grant on reuse. */
+  async exchangeCode(tenantId: string, codeDigest: string, tokens: NewTokens, usedCodeMemoryMs: number): Promise<IssueResult> {
+    const { grant, access, refresh } = tokens;
+    const result = await this.redis.oauthExchangeCode(
+      keys.oauthCode(tenantId, codeDigest),
+      keys.oauthClient(tenantId, grant.client_id),
+      keys.oauthGrant(tenantId, grant.id),
+      keys.oauthAccessToken(tenantId, access.digest),
+      keys.oauthRefreshToken(tenantId, refresh?.digest ?? 'none'),
+      keys.oauthClientGrants(tenantId, grant.client_id),
+      grant.id,
+      JSON.stringify(grant),
+      JSON.stringify(access.record),
+      refresh ? JSON.stringify(refresh.record) : '',
+      access.ttlMs,
+      refresh?.ttlMs ?? access.ttlMs,
+      usedCodeMemoryMs,
+      Date.now(),
+    );
+    return RESULT[result];
+  }
+
+  // ---- tokens ----
+
+  /** The refresh token's record and whether it is still the active one of its grant. */
+  async getRefresh(tenantId: string, digest: string): Promise<{ record: TokenRecord; active: boolean } | null> {
+    const [doc, state] = await this.redis.hmget(keys.oauthRefreshToken(tenantId, digest), 'doc', 'state');
+    return doc === null ? null : { record: JSON.parse(doc) as TokenRecord, active: state === 'active' };
+  }
+
+  async rotateRefresh(tenantId: string, presentedDigest: string, tokens: NewTokens & { refresh: NonNullable<NewTokens['refresh']> }): Promise<IssueResult> {
+    const { grant, access, refresh } = tokens;
+    const result = await this.redis.oauthRotateRefresh(
+      keys.oauthRefreshToken(tenantId, presentedDigest),
+      keys.oauthGrant(tenantId, grant.id),
+      keys.oauthRefreshToken(tenantId, refresh.digest),
+      keys.oauthAccessToken(tenantId, access.digest),
+      keys.oauthClient(tenantId, grant.client_id),
+      keys.oauthClientGrants(tenantId, grant.client_id),
+      grant.id,
+      JSON.stringify(refresh.record),
+      JSON.stringify(access.record),
+      access.ttlMs,
+      refresh.ttlMs,
+      Date.now(),
+    );
+    return RESULT[result];
+  }
+
+  /** A grant of its own with one access token (client_credentials). */
+  async issueAccessOnly(tenantId: string, tokens: NewTokens): Promise<IssueResult> {
+    const { grant, access } = tokens;
+    const result = await this.redis.oauthIssueToken(
+      keys.oauthClient(tenantId, grant.client_id),
+      keys.oauthGrant(tenantId, grant.id),
+      keys.oauthAccessToken(tenantId, access.digest),
+      keys.oauthClientGrants(tenantId, grant.client_id),
+      grant.id,
+      JSON.stringify(grant),
+      JSON.stringify(access.record),
+      access.ttlMs,
+      Date.now(),
+    );
+    return RESULT[result];
+  }
+
+  /**
+   * The access token's record, only while its grant also exists (one round trip: the grant id is
+   * part of the token, so both keys are read together).
+   */
+  async getAccess(tenantId: string, digest: string, grantId: string): Promise<TokenRecord | null> {
+    const [token, grant] = await this.redis.mget(keys.oauthAccessToken(tenantId, digest), keys.oauthGrant(tenantId, grantId));
+    if (token === null || grant === null) return null;
+    const record = JSON.parse(token) as TokenRecord;
+    return record.grant_id === grantId ? record : null;
+  }
+
+  async getAccessRecord(tenantId: string, digest: string): Promise<TokenRecord | null> {
+    return readDoc<TokenRecord>(this.redis, keys.oauthAccessToken(tenantId, digest));
+  }
+
+  async deleteAccess(tenantId: string, digest: string): Promise<void> {
+    await this.redis.del(keys.oauthAccessToken(tenantId, digest));
+  }
+
+  /** Revokes a whole grant: every token issued under it stops working at once. */
+  async revokeGrant(tenantId: string, clientId: string, grantId: string, refreshDigest?: string): Promise<void> {
+    const tx = this.redis.multi().del(keys.oauthGrant(tenantId, grantId)).zrem(keys.oauthClientGrants(tenantId, clientId), grantId);
+    if (refreshDigest) tx.del(keys.oauthRefreshToken(tenantId, refreshDigest));
+    await tx.exec();
+  }
+}
