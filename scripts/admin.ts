@@ -1,4 +1,4 @@
-// `kcs admin`: tenants, users and API keys, straight against Redis.
+// `kcs admin`: tenants, users, API keys and OAuth clients, straight against Redis.
 import { parseArgs } from 'node:util';
 import type { TSchema } from '@sinclair/typebox';
 import type { Services } from '../src/app.js';
@@ -18,6 +18,10 @@ export const ADMIN_USAGE = `usage: kcs admin <resource> <action> [options]
   key create --tenant SLUG --user USER_ID_OR_EMAIL --name NAME --scopes a,b,...|all [--expires-at ISO-8601]
   key list --tenant SLUG
   key revoke --tenant SLUG KEY_ID
+  client list --tenant SLUG
+  client show --tenant SLUG CLIENT_ID
+  client delete --tenant SLUG CLIENT_ID       (revokes every token issued to it)
+  registration open|close --tenant SLUG        (OAuth registration without an admin key: on|off)
 Connects to REDIS_URL, or to the embedded server of KCS_DATA_DIR (started for the command if not running).`;
 
 export interface AdminConnection {
@@ -134,6 +138,30 @@ export async function runAdmin(argv: string[], connect: () => Promise<AdminConne
         if (!args[0]) throw new UsageError('key revoke needs a key id');
         await services.apiKeys.revoke(tenant.id, args[0].toLowerCase());
         process.stdout.write(`revoked ${args[0]}\n`);
+        break;
+      }
+      case 'client list': {
+        const tenant = await tenantOf();
+        print(await services.oauth.listClients(tenant.id));
+        break;
+      }
+      case 'client show': {
+        const tenant = await tenantOf();
+        if (!args[0]) throw new UsageError('client show needs a client id');
+        print(await services.oauth.getClient(tenant.id, args[0].toLowerCase()));
+        break;
+      }
+      case 'client delete': {
+        const tenant = await tenantOf();
+        if (!args[0]) throw new UsageError('client delete needs a client id');
+        await services.oauth.deleteClient(tenant.id, args[0].toLowerCase());
+        process.stdout.write(`deleted ${args[0]}; its tokens are revoked\n`);
+        break;
+      }
+      case 'registration open':
+      case 'registration close': {
+        const tenant = await tenantOf();
+        print(await services.tenants.updateSettings(tenant, { oauth_open_registration: action === 'open' }));
         break;
       }
       default:

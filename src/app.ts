@@ -4,6 +4,7 @@ import { bulkRoutes } from './api/bulk.js';
 import { categoryRoutes } from './api/categories.js';
 import { knowledgeRoutes } from './api/knowledge.js';
 import { searchRoutes } from './api/search.js';
+import { mcpRoutes } from './api/mcp.js';
 import { oauthResolver, oauthRoutes } from './api/oauth.js';
 import { Guard } from './api/guard.js';
 import { buildOpenApi } from './api/openapi.js';
@@ -156,6 +157,7 @@ export async function startServer(config: Config, redisUrl: string, log: Logger)
     ...bulkRoutes(services.ingest, services.sites),
     ...knowledgeRoutes(services.knowledge),
     ...searchRoutes(search),
+    ...mcpRoutes({ search, products: services.products, knowledge: services.knowledge, categories: services.categories, version: VERSION }, config.publicScheme),
     ...adminRoutes(services.tenants, services.users, services.apiKeys, services.audit),
     ...oauthRoutes(services.oauth, guard, config.publicScheme),
   ];

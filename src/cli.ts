@@ -13,7 +13,7 @@ const USAGE = `usage: kcs <command>
   start     serve + worker for one machine (embedded redis-server unless REDIS_URL is set)
   serve     the HTTP API
   worker    the BullMQ workers (needs REDIS_URL, or a running embedded server)
-  admin     tenants, users and API keys: kcs admin --help`;
+  admin     tenants, users, API keys and OAuth clients: kcs admin --help`;
 
 /**
  * Ordered clean-up run once on SIGINT/SIGTERM (or when the parent of a worker goes away).

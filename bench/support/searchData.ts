@@ -340,8 +340,8 @@ export class Catalogue {
   vocabulary(): Vocabulary {
     const words = (lang: 0 | 1, filler: string[]) => [
       ...CATEGORIES.map((c) => c[lang]), ...NOUNS.map((n) => n[lang]), ...ADJECTIVES.map((a) => a[lang]), ...MATERIALS.map((m) => m[lang]),
-      ...COLOURS.map((c) => c[lang]), ...filler.filter((w) => w.length >= 4),
-    ].flatMap((w) => w.toLowerCase().split(/[\s-]+/));
+      ...COLOURS.map((c) => c[lang]), ...filler,
+    ].flatMap((w) => queryableWords(w));
     return { brands: this.brands, words: { en: words(0, [...FILLER_EN, ...this.tails.en]), de: words(1, [...FILLER_DE, ...this.tails.de]) } };
   }
 
@@ -434,8 +434,12 @@ export function typo(rng: Rng, word: string): string {
   return chars.join('');
 }
 
-/** Words of a text usable as query words (letters and digits, 3+ characters). */
-export const queryableWords = (text: string): string[] => (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length >= 3);
+/** Function words at the head of the description vocabulary: nobody searches a shop for them. */
+const STOP = new Set([...FILLER_EN.slice(0, 20), ...FILLER_DE.slice(0, 20), 'aus']);
+
+/** Words of a text usable as query words (letters and digits, 3+ characters, no function words). */
+export const queryableWords = (text: string): string[] =>
+  (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length >= 3 && !STOP.has(w));
 
 /**
  * A storefront query of 1–3 words: most from one product's own texts (so it matches something),

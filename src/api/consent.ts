@@ -41,11 +41,11 @@ const CSS_HASH = createHash('sha256').update(CSS).digest('base64');
 const HTML_HEADERS: Record<string, string> = {
   'Cache-Control': 'no-store',
   Pragma: 'no-cache',
-
+  'X-Frame-Options': 'DENY',
   'X-Content-Type-Options': 'nosniff',
   // same-origin, not no-referrer: with no-referrer the browser sends `Origin: null` on the form's POST.
   'Referrer-Policy': 'same-origin',
-  'Content-Security-Policy': `default-src 'none'; style-src 'sha256-${CSS_HASH}'; base-uri 'none'`,
+  'Content-Security-Policy': `default-src 'none'; style-src 'sha256-${CSS_HASH}'; frame-ancestors 'none'; base-uri 'none'`,
 };
 
 export function escapeHtml(value: string): string {

@@ -24,6 +24,8 @@ export interface FollowerSink {
   apply(tenantId: string, docs: ChangedDoc[]): Promise<void> | void;
   /** A deleted site: its products go (their hashes are purged later by a maintenance job). */
   dropSite(tenantId: string, siteId: string): Promise<void> | void;
+  /** Forget everything of the tenant (before it is read again in full). */
+  reset(tenantId: string): Promise<void> | void;
 }
 
 const PRODUCT_FIELDS = ['doc', 'pext', 'emodel', 'v:description', 'v:anchor'] as const;
@@ -121,6 +123,24 @@ export class ChangeFollower {
     return [...ids];
   }
 
+  /**
+   * True when the stream was trimmed past what this process applied (it fell more than the
+   * stream's length behind): the missed changes are gone and the tenant must be read again.
+   */
+  private async trimmedPast(tenantId: string, position: string): Promise<boolean> {
+    if (position === '0-0') return false;
+    const first = await this.redis.xrange(keys.changes(tenantId), '-', '+', 'COUNT', 1);
+    return first.length > 0 && streamIdBefore(position, first[0][0]);
+  }
+
+  private async reread(tenantId: string): Promise<void> {
+    this.log.warn({ tenantId }, 'change stream trimmed past this process; reading the tenant again');
+    await this.sink.reset(tenantId);
+    const state = this.load(tenantId);
+    this.tenants.set(tenantId, state);
+    await state;
+  }
+
   /** Reads the documents' current state and hands it to the sink (null documents are gone). */
   private async apply(tenantId: string, refs: DocumentRef[]): Promise<void> {
     const docs: ChangedDoc[] = [];
@@ -177,6 +197,10 @@ export class ChangeFollower {
         const { tenantId, state } = live.find((l) => keys.changes(l.tenantId) === streamKey)!;
         const refs: DocumentRef[] = [];
         try {
+          if (entries.length === TAIL_COUNT && (await this.trimmedPast(tenantId, state.position))) {
+            await this.reread(tenantId);
+            continue;
+          }
           for (const [, fields] of entries) {
             const change = fieldsOf(fields);
             if (change.kind === 'product' || change.kind === 'entry') refs.push({ kind: change.kind, id: change.id });
@@ -190,6 +214,13 @@ export class ChangeFollower {
       }
     }
   }
+}
+
+/** Stream ids compare by milliseconds, then sequence. */
+function streamIdBefore(a: string, b: string): boolean {
+  const [am, as] = a.split('-').map(Number);
+  const [bm, bs] = b.split('-').map(Number);
+  return am < bm || (am === bm && as < bs);
 }
 
 function fieldsOf(flat: string[]): Record<string, string> {

@@ -11,7 +11,7 @@ import type { Logger } from '../log.js';
 import type { StoredEntry } from '../store/knowledge.js';
 import type { StoredProduct } from '../store/products.js';
 import type { Store } from '../store/redis.js';
-import { analyze, analyzeQuery, baseLanguage, type QueryWord } from './analysis.js';
+import { analyze, analyzeQuery, baseLanguage, typoBudget, type QueryWord } from './analysis.js';
 import { codeKey, isInStock } from './builtin/products.js';
 import {
   fuseRanks, windowOf,
@@ -51,7 +51,8 @@ function wordExpression(word: QueryWord): string {
   const alternatives = new Set<string>();
   for (const term of word.terms) {
     alternatives.add(term);
-    if (word.fuzzy > 0 && term.length >= 3) alternatives.add(`${'%'.repeat(word.fuzzy)}${term}${'%'.repeat(word.fuzzy)}`);
+    const edits = Math.min(word.fuzzy, typoBudget(term));
+    if (edits > 0) alternatives.add(`${'%'.repeat(edits)}${term}${'%'.repeat(edits)}`);
   }
   if (word.prefix && word.prefix.length >= 2) alternatives.add(`${word.prefix}*`);
   return `(${[...alternatives].join(' | ')})`;
@@ -123,7 +124,7 @@ export class RedisQueryEngine implements SearchEngine, FollowerSink {
       ...text('title', 3), ...text('kw', 2.5), ...text('brand', 2), ...text('cat', 1.5), ...text('short', 1), ...text('desc', 1),
       ...tag('id'), ...tag('site'), ...tag('lang'), ...tag('lang_base'), ...tag('category'), ...tag('brand_tag'), ...tag('avail'),
       ...tag('codes'), ...tag('attrs'), ...tag('ext'), ...tag('pext'),
-      ...tag('brand_name', 'SORTABLE'), ...tag('category_name', 'SORTABLE'), ...tag('avail_name', 'SORTABLE'),
+      ...tag('brand_name', 'CASESENSITIVE', 'SORTABLE'), ...tag('category_name', 'CASESENSITIVE', 'SORTABLE'), ...tag('avail_name', 'CASESENSITIVE', 'SORTABLE'),
       'price', 'NUMERIC', 'stock', 'NUMERIC', 'parent', 'NUMERIC', 'variant', 'NUMERIC', 'has_anchor', 'NUMERIC', 'created', 'NUMERIC', 'SORTABLE',
       ...this.vectorSchema('vcontent'), ...this.vectorSchema('vanchor'),
     ]);
@@ -167,6 +168,17 @@ export class RedisQueryEngine implements SearchEngine, FollowerSink {
       const ids = (await this.search(p, `@site:{${escapeTag(siteId)}}`, ['NOCONTENT', 'LIMIT', '0', '1000'])).ids;
       if (ids.length === 0) return;
       await this.redis.del(...ids.map((id) => p.prefix + id));
+    }
+  }
+
+  async reset(tenantId: string): Promise<void> {
+    for (const p of [this.products(tenantId), this.entries(tenantId)]) {
+      let cursor = '0';
+      do {
+        const [next, found] = await this.redis.scan(cursor, 'MATCH', `${p.prefix}*`, 'COUNT', 1000);
+        cursor = next;
+        if (found.length > 0) await this.redis.del(...found);
+      } while (cursor !== '0');
     }
   }
 

@@ -7,7 +7,7 @@
 // under a new generation of the document; stale postings are skipped at query time and dropped
 // when a term's list is more than half stale.
 import SearchableMap from 'minisearch/SearchableMap';
-import type { QueryWord } from './analysis.js';
+import { typoBudget, type QueryWord } from './analysis.js';
 
 /** One field of a document: which field (its position in the collection's field list), its terms and weight. */
 export interface FieldTerms {
@@ -196,8 +196,10 @@ export class TextIndex {
       if ((out.get(id) ?? 0) < factor) out.set(id, factor);
     };
     for (const term of word.terms) {
-      if (word.fuzzy > 0) {
-        for (const [, [id, distance]] of this.dict.fuzzyGet(term, word.fuzzy)) offer(id, FUZZY_FACTOR[distance] ?? 0.3);
+      // A stem shorter than the typed word gets the budget of its own length ("haus" of "Häuser": none).
+      const edits = Math.min(word.fuzzy, typoBudget(term));
+      if (edits > 0) {
+        for (const [, [id, distance]] of this.dict.fuzzyGet(term, edits)) offer(id, FUZZY_FACTOR[distance] ?? 0.3);
       } else {
         const id = this.dict.get(term);
         if (id !== undefined) offer(id, 1);

@@ -6,7 +6,11 @@ export interface Ranked {
   scores: number[];
 }
 
-/** The k best (doc, score) pairs seen: a min-heap on score. */
+/**
+ * The k best (doc, score) pairs seen: a min-heap whose root is the worst kept pair. Pairs are
+ * ordered by score, then by document number (lower first), so the top k is always a prefix of
+ * the top k + n and pages of equal scores neither overlap nor skip.
+ */
 export class TopK {
   private readonly docs: Int32Array;
   private readonly scores: Float64Array;
@@ -17,29 +21,35 @@ export class TopK {
     this.scores = new Float64Array(Math.max(1, k));
   }
 
+  /** True when pair i ranks below (doc, score). */
+  private below(i: number, doc: number, score: number): boolean {
+    return this.scores[i] < score || (this.scores[i] === score && this.docs[i] > doc);
+  }
+
   offer(doc: number, score: number): void {
     if (this.n < this.k) {
       let i = this.n++;
       while (i > 0) {
         const parent = (i - 1) >> 1;
-        if (this.scores[parent] <= score) break;
+        // Stop once the parent ranks below the new pair: the root stays the worst.
+        if (this.below(parent, doc, score)) break;
         this.docs[i] = this.docs[parent];
         this.scores[i] = this.scores[parent];
         i = parent;
       }
       this.docs[i] = doc;
       this.scores[i] = score;
-    } else if (this.k > 0 && score > this.scores[0]) {
+    } else if (this.k > 0 && this.below(0, doc, score)) {
       let i = 0;
       for (;;) {
         const l = 2 * i + 1;
         if (l >= this.n) break;
         const r = l + 1;
-        const c = r < this.n && this.scores[r] < this.scores[l] ? r : l;
-        if (this.scores[c] >= score) break;
-        this.docs[i] = this.docs[c];
-        this.scores[i] = this.scores[c];
-        i = c;
+        const worse = r < this.n && this.below(r, this.docs[l], this.scores[l]) ? r : l;
+        if (!this.below(worse, doc, score)) break;
+        this.docs[i] = this.docs[worse];
+        this.scores[i] = this.scores[worse];
+        i = worse;
       }
       this.docs[i] = doc;
       this.scores[i] = score;

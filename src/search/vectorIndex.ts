@@ -73,7 +73,7 @@ export class VectorIndex {
     if (k <= 0 || this.stored === 0 || query.length !== this.dimension) return { docs: [], scores: [] };
     if (!filter) return this.graphSearch(query, k, () => true);
     if (filter.count === 0) return { docs: [], scores: [] };
-    if (filter.docs && filter.docs.length <= EXACT_LIMIT) return this.exact(query, k, filter.docs, () => true);
+    if (filter.docs && filter.docs.length <= EXACT_LIMIT) return this.exact(query, k, filter.docs, filter.allows);
     // Ask the graph for enough candidates that k of them pass the filter, growing until they do.
     const selectivity = Math.min(1, filter.count / this.stored);
     let wanted = Math.ceil((k / selectivity) * 1.5) + 16;

@@ -415,7 +415,7 @@ describe('token endpoint: negative cases', () => {
     assertOAuthError(await exchange({ code_verifier: verifier }), 400, 'invalid_request');
   });
 
-  test('a code of another tenant is invalid_grant there', async () => {
+  test("a code used on another tenant's token endpoint: its client is unknown there (invalid_client)", async () => {
     const { code, verifier } = await freshCode(app);
     // The same client id does not exist in globex: the client is unknown there.
     const res = await postForm(globex, '/oauth/token', { grant_type: 'authorization_code', client_id: app.client.client_id, redirect_uri: REDIRECT, code, code_verifier: verifier });
@@ -447,6 +447,16 @@ describe('token endpoint: negative cases', () => {
     }
     // The right secret gets past client authentication (and the made-up refresh token is refused).
     assertOAuthError(await postForm(acme, '/oauth/token', { grant_type: 'refresh_token', refresh_token: 'x' }, { id, secret: confidential.secret! }), 400, 'invalid_grant');
+  });
+
+  test('an Authorization: Bearer header (spec §5.4) is not client authentication and is ignored', async () => {
+    const { code, verifier } = await freshCode(app);
+    const res = await acme.request('POST', '/oauth/token', {
+      raw: new URLSearchParams({ grant_type: 'authorization_code', client_id: app.client.client_id, redirect_uri: REDIRECT, code, code_verifier: verifier }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers['access-control-allow-origin'], '*');
   });
 
   test('Basic and client_secret together, and a form that is not form-encoded, are invalid_request', async () => {
@@ -840,5 +850,31 @@ describe('admin: OAuth clients', () => {
     assert.equal((await acme.request('DELETE', `${CLIENTS}/${app.client.client_id}`)).status, 204);
     const res = await postForm(acme, '/oauth/token', { grant_type: 'authorization_code', client_id: app.client.client_id, redirect_uri: REDIRECT, code, code_verifier: verifier });
     assertOAuthError(res, 401, 'invalid_client');
+  });
+});
+
+describe('OpenAPI document', () => {
+  test('documents the OAuth routes with their RFC error bodies and request formats', async () => {
+    const doc = (await stack.request('GET', '/openapi.json')).body;
+    const expected: Record<string, string[]> = {
+      '/.well-known/oauth-authorization-server': ['get'],
+      '/.well-known/oauth-protected-resource': ['get'],
+      '/oauth/register': ['post'],
+      '/oauth/authorize': ['get', 'post'],
+      '/oauth/token': ['post'],
+      '/oauth/revoke': ['post'],
+      '/api/knowledge/oauth/clients': ['get'],
+      '/api/knowledge/oauth/clients/{client_id}': ['delete', 'get'],
+    };
+    for (const [path, methods] of Object.entries(expected)) {
+      for (const method of methods) assert.ok(doc.paths[path]?.[method], `missing ${method.toUpperCase()} ${path}`);
+    }
+    const token = doc.paths['/oauth/token'].post;
+    assert.ok(token.requestBody.content['application/x-www-form-urlencoded'].schema);
+    assert.equal(token.responses['400'].content['application/json'].schema.$ref, '#/components/schemas/OAuthError');
+    assert.equal(token.responses['422'], undefined, 'OAuth endpoints never answer 422');
+    assert.ok(doc.paths['/oauth/register'].post.requestBody.content['application/json'].schema);
+    assert.ok(doc.paths['/oauth/authorize'].get.parameters.some((p: { name: string }) => p.name === 'code_challenge'));
+    assert.deepEqual(doc.paths['/api/knowledge/oauth/clients'].get['x-required-scopes'], ['admin']);
   });
 });

@@ -81,6 +81,10 @@ export class BuiltinEngine implements SearchEngine, FollowerSink {
     for (const set of table.withValues('site', [siteId])) for (const doc of [...set]) table.delete(table.ids[doc]);
   }
 
+  reset(tenantId: string): void {
+    this.replicas.delete(tenantId);
+  }
+
   /** The tenant's replica once its documents are read (read on first use for a tenant created after start). */
   private async replica(tenantId: string): Promise<TenantReplica> {
     await this.follower.ensure(tenantId);

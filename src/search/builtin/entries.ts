@@ -77,7 +77,7 @@ function readable(access: EntryAccess): (m: EntryFacts) => boolean {
 export class EntryCollection {
   readonly table = new DocTable<EntryFacts>();
 
-  search(s: KnowledgeSearch): SearchResult & { hits: DocHit[] } {
+  search(s: KnowledgeSearch): SearchResult {
     const allows = this.filter(s.filters);
     const window = windowOf(s);
     const words = s.query.trim();
@@ -115,11 +115,11 @@ export class EntryCollection {
       hits = ranked.docs.map((doc, i) => ({ doc, score: ranked.scores[i], ranks: { keyword: i + 1, semantic: null } }));
       total = keywordAll.length;
     }
-    return { hits: page(hits, s.offset, s.limit).map((h) => ({ ...h, id: this.table.ids[h.doc] })), total, facets: {} };
+    return { hits: page(hits, s.offset, s.limit).map(({ doc, score, ranks }) => ({ id: this.table.ids[doc], score, ranks })), total, facets: {} };
   }
 
   /** Readable entries nearest to one entry's similarity anchor (its content vector without one). */
-  related(entryId: string, request: RelatedRequest & { access: EntryAccess }): (SearchResult & { hits: DocHit[] }) | null {
+  related(entryId: string, request: RelatedRequest & { access: EntryAccess }): SearchResult | null {
     const origin = this.table.docOf(entryId);
     const canRead = readable(request.access);
     if (origin === undefined || !canRead(this.table.meta[origin]!)) return null;
@@ -136,7 +136,7 @@ export class EntryCollection {
     });
     const merged = mergeNearest(byAnchor, byContent, k);
     const hits = page(merged.docs.map((doc, i) => ({ doc, score: merged.scores[i], ranks: { keyword: null, semantic: i + 1 } })), request.offset, request.limit);
-    return { hits: hits.map((h) => ({ ...h, id: this.table.ids[h.doc] })), total: merged.docs.length, facets: {} };
+    return { hits: hits.map(({ doc, score, ranks }) => ({ id: this.table.ids[doc], score, ranks })), total: merged.docs.length, facets: {} };
   }
 
   private filter(f: EntryFilters): (doc: number) => boolean {

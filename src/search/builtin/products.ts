@@ -109,7 +109,7 @@ function visibleUnder(strategy: VariantStrategy, facts: ProductFacts): boolean {
 export class ProductCollection {
   readonly table = new DocTable<ProductFacts>();
 
-  search(s: ProductSearch): SearchResult & { hits: DocHit[] } {
+  search(s: ProductSearch): SearchResult {
     const f = s.filters;
     const allows = this.filter(f);
     const constraints = this.constraints(f);
@@ -162,11 +162,11 @@ export class ProductCollection {
       matched = keywordAll;
       total = keywordAll.length;
     }
-    return { hits: hits.map((h) => ({ ...h, id: this.table.ids[h.doc] })), total, facets: this.facets(matched, s.facets) };
+    return { hits: hits.map(({ doc, score, ranks }) => ({ id: this.table.ids[doc], score, ranks })), total, facets: this.facets(matched, s.facets) };
   }
 
   /** Products nearest to one product's similarity anchor (its description vector without one), same site. */
-  related(productId: string, request: RelatedRequest & { variantStrategy: VariantStrategy }): (SearchResult & { hits: DocHit[] }) | null {
+  related(productId: string, request: RelatedRequest & { variantStrategy: VariantStrategy }): SearchResult | null {
     const origin = this.table.docOf(productId);
     if (origin === undefined) return null;
     const facts = this.table.meta[origin]!;
@@ -186,7 +186,7 @@ export class ProductCollection {
     const byContent = this.table.nearest('content', query, k, { allows: withoutAnchor, docs: siteDocs, count: siteDocs.length });
     const merged = mergeNearest(byAnchor, byContent, k);
     const hits = page(merged.docs.map((doc, i) => ({ doc, score: merged.scores[i], ranks: { keyword: null, semantic: i + 1 } })), request.offset, request.limit);
-    return { hits: hits.map((h) => ({ ...h, id: this.table.ids[h.doc] })), total: merged.docs.length, facets: {} };
+    return { hits: hits.map(({ doc, score, ranks }) => ({ id: this.table.ids[doc], score, ranks })), total: merged.docs.length, facets: {} };
   }
 
   private filter(f: ProductFilters): (doc: number) => boolean {

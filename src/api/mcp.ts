@@ -1,0 +1,54 @@
+// POST /mcp: the Model Context Protocol over Streamable HTTP (stateless, JSON responses; GET and
+// DELETE answer 405 as the protocol allows for servers without streams or sessions), built on
+// the SDK's web-standard transport. Authenticated like every /api route (OAuth access token or API
+// key); a 401 carries WWW-Authenticate with resource_metadata so MCP clients find the
+// authorization server by themselves.
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { defineRoute, type IncomingRequest, type Reply, type Route } from '../http/route.js';
+import { createMcpServer, type McpDeps } from '../mcp/server.js';
+import type { Principal, Tenant } from '../domain/types.js';
+
+const tags = ['mcp'];
+
+export function mcpRoutes(deps: McpDeps, scheme: string): Route[] {
+  return [
+    defineRoute({
+      method: 'POST', path: '/mcp', tags, summary: 'MCP (Streamable HTTP): tools and resources of the catalogue and knowledge base',
+      description: 'JSON-RPC over POST, answered as application/json. Tools: search_products, get_product, related_products, ' +
+        'search_knowledge, get_knowledge_entry, list_categories, remember, forget; each checks the scopes of its HTTP ' +
+        'counterpart. Resources: knowledge entries of type bootstrap and skill_index (kcs://knowledge-entries/{id}).',
+      auth: { scopes: [] },
+      bodyKind: 'raw',
+      contentTypes: ['application/json'],
+      responses: { 200: { description: 'JSON-RPC response' }, 202: { description: 'Notification accepted' } },
+      errors: [405, 406],
+      handler: ({ tenant, principal, req }) => handle(deps, scheme, tenant, principal, req),
+    }),
+  ];
+}
+
+async function handle(deps: McpDeps, scheme: string, tenant: Tenant, principal: Principal, req: IncomingRequest): Promise<Reply> {
+  const server = createMcpServer(deps, tenant, principal);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    const request = new Request(`${scheme}://${req.headers.host}${req.path}`, {
+      method: req.method,
+      headers: req.headers,
+      body: new Uint8Array(req.body),
+    });
+    const token = /^Bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    const response = await transport.handleRequest(request, {
+      authInfo: { token, clientId: principal.clientId ?? principal.credentialId, scopes: [...principal.scopes], extra: { userId: principal.userId } },
+    });
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      if (name !== 'content-type' && name !== 'content-length') headers[name] = value;
+    });
+    const data = Buffer.from(await response.arrayBuffer());
+    const contentType = response.headers.get('content-type');
+    return contentType ? { status: response.status, headers, raw: { contentType, data } } : { status: response.status, headers };
+  } finally {
+    await server.close();
+  }
+}
