@@ -9,6 +9,7 @@
 //   BENCH_VECTORS=20000 BENCH_VECTOR_QUERIES=200   vectors: 512-d, clustered (200 centres + noise)
 //   BENCH_DOCS=50000 BENCH_TEXT_QUERIES=300        text: synthetic documents, zipf vocabulary
 //   BENCH_CANDIDATE_BUDGET_S=180                   query time per text candidate before it is cut short
+//   BENCH_ONLY=hnswlib,orama                       only the candidates whose name contains one of these
 //
 // Vectors: build (one add per vector, as the engine adds documents; for usearch f16 also one batch
 // add on every core), memory (rss after − before, after GC), p50/p99 of a k=10 search at the same
@@ -105,8 +106,10 @@ async function main(undo: Undo): Promise<number> {
       `M ${GRAPH.M} / ef_construction ${GRAPH.efConstruction} / ef ${GRAPH.ef}; filtered: ${SELECTIVITY * 100}% of documents allowed\n` +
       `text: ${DOCS.toLocaleString('en')} documents, ${TEXT_QUERIES} queries (typos, prefixes); each candidate in its own process\n`,
   );
+  const only = (process.env.BENCH_ONLY ?? '').toLowerCase().split(',').map((s) => s.trim()).filter(Boolean);
+  const chosen = CANDIDATES.filter((c) => only.length === 0 || only.some((o) => c.name.toLowerCase().includes(o)));
   const results: [Candidate, Result][] = [];
-  for (const candidate of CANDIDATES) {
+  for (const candidate of chosen) {
     const result = await runChild(candidate, undo);
     results.push([candidate, result]);
     if (result.kind === 'skipped') console.log(`${candidate.name.padEnd(24)} skipped: npm i --no-save ${candidate.pkg} to include (${result.reason})`);

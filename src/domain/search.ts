@@ -4,7 +4,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { QueryEmbedder } from '../embed/queryEmbedder.js';
 import type { KnowledgeSearchRequest, ProductSearchRequest } from '../schemas/search.js';
-import type { EntryAccess, Hit, SearchEngine, SearchMode, SearchResult } from '../search/engine.js';
+import type { EntryAccess, Hit, SearchEngine, SearchMode, SearchRequest, SearchResult } from '../search/engine.js';
 import { NotFoundError } from './errors.js';
 import { readableVisibilities, type Caller, type EntryView, type KnowledgeService } from './knowledge.js';
 import type { ProductService, ProductView } from './products.js';
@@ -50,12 +50,7 @@ export class SearchService {
     const plan = await this.plan(query, input.mode ?? 'hybrid', input.language);
     const f = input.filters ?? {};
     const result = await this.engine.searchProducts(tenant.id, {
-      query,
-      mode: plan.mode,
-      vector: plan.vector,
-      semanticLanguages: this.semanticLanguages,
-      limit: input.limit ?? 20,
-      offset: input.offset ?? 0,
+      ...this.request(query, plan, input),
       facets: input.facets ?? [],
       filters: {
         siteId,
@@ -88,12 +83,7 @@ export class SearchService {
     const plan = await this.plan(query, input.mode ?? 'hybrid', input.language);
     const access = this.access(caller, input.include_expired ?? false);
     const result = await this.engine.searchKnowledge(tenantId, {
-      query,
-      mode: plan.mode,
-      vector: plan.vector,
-      semanticLanguages: this.semanticLanguages,
-      limit: input.limit ?? 20,
-      offset: input.offset ?? 0,
+      ...this.request(query, plan, input),
       filters: {
         type: input.type,
         categoryId: input.category_id?.toLowerCase(),
@@ -132,6 +122,11 @@ export class SearchService {
     } catch (error) {
       return keyword(`embedding the query failed: ${(error as Error).message}`);
     }
+  }
+
+  /** What every engine search takes: the query, the planned mode and vector, the page. */
+  private request(query: string, plan: Plan, page: { limit?: number; offset?: number }): SearchRequest {
+    return { query, mode: plan.mode, vector: plan.vector, semanticLanguages: this.semanticLanguages, limit: page.limit ?? 20, offset: page.offset ?? 0 };
   }
 
   private access(caller: Caller, includeExpired: boolean): EntryAccess {
