@@ -24,10 +24,24 @@ export function words(text: string): string[] {
   return text.toLowerCase().match(WORD) ?? [];
 }
 
+/** Terms already computed, per language: a catalogue repeats a small vocabulary very often. */
+const termCache = new Map<string, Map<string, string>>();
+const TERM_CACHE_LIMIT = 200_000;
+
 /** The index term of one lower-case word in a language: stemmed (when the language has a stemmer), then folded. */
 export function termOf(word: string, language: string | null): string {
-  const stem = language ? STEMMERS[baseLanguage(language)] : undefined;
-  return fold(stem && word.length > 2 ? stem(word) : word);
+  const base = language ? baseLanguage(language) : '';
+  let cache = termCache.get(base);
+  if (!cache) termCache.set(base, (cache = new Map()));
+  let term = cache.get(word);
+  if (term === undefined) {
+    const stem = STEMMERS[base] as ((word: string) => string) | undefined;
+    term = fold(stem && word.length > 2 ? stem(word) : word);
+    // A bounded cache: start over rather than grow without end on an open vocabulary.
+    if (cache.size >= TERM_CACHE_LIMIT) cache.clear();
+    cache.set(word, term);
+  }
+  return term;
 }
 
 /** Index terms of a text in a document's language. */
@@ -47,6 +61,9 @@ export interface QueryWord {
   prefix: string | null;
 }
 
+/** Shorter words are not completed: two letters stand for too much of a catalogue. */
+const MIN_PREFIX = 3;
+
 export function typoBudget(word: string): number {
   const letters = [...word].length;
   return letters >= 9 ? 2 : letters >= 5 ? 1 : 0;
@@ -62,7 +79,7 @@ export function analyzeQuery(query: string, language: string | null, prefixLast 
   return list.map((word, i) => {
     const terms = new Set<string>([fold(word)]);
     for (const lang of languages) terms.add(termOf(word, lang));
-    const prefix = prefixLast && i === list.length - 1 && word.length >= 2 ? fold(word) : null;
+    const prefix = prefixLast && i === list.length - 1 && word.length >= MIN_PREFIX ? fold(word) : null;
     return { word, terms: [...terms], fuzzy: typoBudget(word), prefix };
   });
 }

@@ -22,7 +22,7 @@ const B = 0.75;
 const FUZZY_FACTOR = [1, 0.6, 0.4];
 const PREFIX_FACTOR = 0.7;
 /** A short prefix can stand for thousands of terms: score only the most frequent ones. */
-const MAX_PREFIX_TERMS = 40;
+const MAX_PREFIX_TERMS = 20;
 const MAX_PREFIX_SCAN = 2000;
 
 class Postings {
@@ -68,13 +68,16 @@ function grow<T extends Int32Array | Float32Array>(from: T, to: T): T {
   return to;
 }
 
-/** Scores of one query: matched documents with their score and how many query words they matched. */
+/**
+ * Scores of one query: the matched documents, and per document number its score and how many
+ * query words it matched. The arrays are the index's own scratch space: valid until the next
+ * match() (searches run one at a time on the event loop), which clears them.
+ */
 export interface TextMatches {
-  /** Documents touched by any word (unique). */
+  /** Documents touched by any word (unique), the first `count` entries. */
   docs: Int32Array;
   count: number;
   scores: Float32Array;
-  /** Query words matched per document. */
   words: Uint8Array;
 }
 
@@ -93,6 +96,7 @@ export class TextIndex {
   private wordHits = new Uint8Array(1024);
   private touched = new Int32Array(1024);
   private wordTouched = new Int32Array(1024);
+  private lastCount = 0;
 
   get size(): number {
     return this.liveDocs;
@@ -147,6 +151,7 @@ export class TextIndex {
    * alternatives (stems, typo variants, prefix completions), weighted by how loose the match was.
    */
   match(words: QueryWord[]): TextMatches {
+    this.clearLast();
     const n = this.docTerms.length;
     if (this.scores.length < n) this.resizeScratch(n);
     const scores = this.scores;
@@ -175,18 +180,18 @@ export class TextIndex {
         this.wordScores[doc] = 0;
       }
     }
-    // Hand out copies and reset the scratch for the next query.
-    const docs = this.touched.slice(0, count);
-    const outScores = new Float32Array(n);
-    const outWords = new Uint8Array(n);
-    for (let t = 0; t < count; t++) {
-      const doc = docs[t];
-      outScores[doc] = scores[doc];
-      outWords[doc] = hits[doc];
-      scores[doc] = 0;
-      hits[doc] = 0;
+    this.lastCount = count;
+    return { docs: this.touched, count, scores, words: hits };
+  }
+
+  /** Resets the scratch entries the previous query set. */
+  private clearLast(): void {
+    for (let t = 0; t < this.lastCount; t++) {
+      const doc = this.touched[t];
+      this.scores[doc] = 0;
+      this.wordHits[doc] = 0;
     }
-    return { docs, count, scores: outScores, words: outWords };
+    this.lastCount = 0;
   }
 
   /** Term ids a query word stands for, with the factor its matches count with. */
@@ -247,6 +252,7 @@ export class TextIndex {
   }
 
   private resizeScratch(n: number): void {
+    this.clearLast();
     const size = Math.max(n, this.scores.length * 2);
     this.scores = new Float32Array(size);
     this.wordScores = new Float32Array(size);

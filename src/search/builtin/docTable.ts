@@ -19,11 +19,14 @@ export interface DocInput<M> {
   textKey: string;
 }
 
-/** A document's keyword score, and how many query words it matched. */
+/** Keyword matches among the allowed documents. */
 export interface KeywordMatches {
+  /** The best k, best first. */
   ranked: Ranked;
-  /** Every matching document allowed by the filter. */
+  /** Every matching document. */
   all: number[];
+  /** Whether a document matches (valid until the collection's next keyword search). */
+  matches(doc: number): boolean;
 }
 
 export class DocTable<M> {
@@ -54,23 +57,38 @@ export class DocTable<M> {
   }
 
   set(input: DocInput<M>): void {
-    let doc = this.byId.get(input.id);
-    if (doc === undefined) {
-      doc = this.free.pop() ?? this.ids.length;
-      this.byId.set(input.id, doc);
-      this.ids[doc] = input.id;
+    this.setMany([input]);
+  }
+
+  /** Stores documents; their vectors go to the graph in one batch per vector index. */
+  setMany(inputs: DocInput<M>[]): void {
+    const batches = new Map<VectorName, { docs: number[]; vectors: Float32Array[] }>();
+    for (const input of inputs) {
+      let doc = this.byId.get(input.id);
+      if (doc === undefined) {
+        doc = this.free.pop() ?? this.ids.length;
+        this.byId.set(input.id, doc);
+        this.ids[doc] = input.id;
+      }
+      this.meta[doc] = input.meta;
+      if (this.textKeys[doc] !== input.textKey) {
+        this.text.set(doc, input.fields);
+        this.textKeys[doc] = input.textKey;
+      }
+      this.setValues(doc, input.values);
+      for (const name of ['content', 'anchor'] as const) {
+        const vector = input.vectors[name];
+        if (!vector) {
+          this.vectorIndexes.get(name)?.delete(doc);
+          continue;
+        }
+        let batch = batches.get(name);
+        if (!batch) batches.set(name, (batch = { docs: [], vectors: [] }));
+        batch.docs.push(doc);
+        batch.vectors.push(vector);
+      }
     }
-    this.meta[doc] = input.meta;
-    if (this.textKeys[doc] !== input.textKey) {
-      this.text.set(doc, input.fields);
-      this.textKeys[doc] = input.textKey;
-    }
-    this.setValues(doc, input.values);
-    for (const name of ['content', 'anchor'] as const) {
-      const vector = input.vectors[name];
-      if (vector) this.vectorIndex(name, vector.length).set(doc, vector);
-      else this.vectorIndexes.get(name)?.delete(doc);
-    }
+    for (const [name, batch] of batches) this.vectorIndex(name, batch.vectors[0].length).setMany(batch.docs, batch.vectors);
   }
 
   delete(id: string): void {
@@ -119,22 +137,27 @@ export class DocTable<M> {
    */
   keyword(query: string, language: string | null, k: number, allows: (doc: number) => boolean, boost?: Map<number, number>): KeywordMatches {
     const words: QueryWord[] = analyzeQuery(query, language);
-    const matches = this.text.match(words);
-    const need = words.length;
-    const collect = (minWords: number) => {
+    const m = this.text.match(words);
+    const scan = (minWords: number): KeywordMatches => {
+      const top = new TopK(k);
       const all: number[] = [];
-      for (let i = 0; i < matches.count; i++) {
-        const doc = matches.docs[i];
-        if (matches.words[doc] >= minWords && allows(doc)) all.push(doc);
+      for (let i = 0; i < m.count; i++) {
+        const doc = m.docs[i];
+        if (m.words[doc] < minWords || !allows(doc)) continue;
+        all.push(doc);
+        top.offer(doc, m.scores[doc] + (boost?.get(doc) ?? 0));
       }
-      return all;
+      // Boosted documents (an exact code) count even where the words do not match.
+      for (const [doc, extra] of boost ?? []) {
+        if (m.words[doc] >= minWords || !allows(doc)) continue;
+        all.push(doc);
+        top.offer(doc, m.scores[doc] + extra);
+      }
+      const matches = (doc: number) => (m.words[doc] >= minWords && allows(doc)) || Boolean(boost?.has(doc) && allows(doc));
+      return { ranked: top.sorted(), all, matches };
     };
-    let all = collect(need);
-    if (all.length === 0 && need > 1) all = collect(1);
-    if (boost) for (const doc of boost.keys()) if (!all.includes(doc) && allows(doc)) all.push(doc);
-    const top = new TopK(k);
-    for (const doc of all) top.offer(doc, matches.scores[doc] + (boost?.get(doc) ?? 0));
-    return { ranked: top.sorted(), all };
+    const found = scan(words.length);
+    return found.all.length === 0 && words.length > 1 ? scan(1) : found;
   }
 
   /** Nearest documents to a vector in one of the vector indexes, among allowed documents. */

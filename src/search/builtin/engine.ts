@@ -10,8 +10,8 @@ import type {
 } from '../engine.js';
 import { ChangeFollower, type ChangedDoc, type FollowerSink, type RawVectors } from '../follower.js';
 import type { DocInput } from './docTable.js';
-import { EntryCollection, entryInput } from './entries.js';
-import { ProductCollection, productInput } from './products.js';
+import { EntryCollection, entryInput, type EntryFacts } from './entries.js';
+import { ProductCollection, productInput, type ProductFacts } from './products.js';
 
 class TenantReplica {
   readonly products = new ProductCollection();
@@ -64,16 +64,20 @@ export class BuiltinEngine implements SearchEngine, FollowerSink {
 
   apply(tenantId: string, docs: ChangedDoc[]): void {
     const replica = this.replicaOf(tenantId);
+    const products: DocInput<ProductFacts>[] = [];
+    const entries: DocInput<EntryFacts>[] = [];
     for (const d of docs) {
       if (d.kind === 'product') {
-        if (d.product) replica.products.table.set(productInput(d.product, d.parentExternalId, vectorsOf(d.vectors)));
+        if (d.product) products.push(productInput(d.product, d.parentExternalId, vectorsOf(d.vectors)));
         else replica.products.table.delete(d.id);
       } else if (d.entry) {
-        replica.entries.table.set(entryInput(d.entry, vectorsOf(d.vectors)));
+        entries.push(entryInput(d.entry, vectorsOf(d.vectors)));
       } else {
         replica.entries.table.delete(d.id);
       }
     }
+    replica.products.table.setMany(products);
+    replica.entries.table.setMany(entries);
   }
 
   dropSite(tenantId: string, siteId: string): void {

@@ -85,11 +85,13 @@ export class EntryCollection {
 
     let keyword: Ranked | null = null;
     let keywordAll: number[] = [];
+    let inKeyword: (doc: number) => boolean = allows;
     if (s.mode !== 'semantic' || !s.vector) {
       if (words) {
         const found = this.table.keyword(words, s.filters.language ?? null, s.mode === 'keyword' ? s.offset + s.limit : window, allows);
         keyword = found.ranked;
         keywordAll = found.all;
+        inKeyword = found.matches;
       } else {
         keywordAll = candidates.filter(allows);
         keyword = newestFirst(keywordAll, (doc) => this.table.meta[doc]!.createdMs, s.offset + s.limit);
@@ -99,14 +101,14 @@ export class EntryCollection {
     if (s.mode !== 'keyword' && s.vector) {
       const languages = new Set(s.semanticLanguages);
       const served = (doc: number) => languages.has(baseLanguage(this.table.meta[doc]!.language)) && allows(doc);
-      semantic = this.table.nearest('content', s.vector, window, { allows: served, docs: candidates, count: candidates.length });
+      semantic = this.table.nearest('content', s.vector, window, { allows: served, docs: candidates });
     }
 
     let hits: DocHit[];
     let total: number;
     if (keyword && semantic) {
       hits = fuseRanks(keyword.docs.map(String), semantic.docs.map(String)).map((h) => ({ doc: Number(h.id), score: h.score, ranks: h.ranks }));
-      total = new Set([...keywordAll, ...semantic.docs]).size;
+      total = keywordAll.length + semantic.docs.filter((doc) => !inKeyword(doc)).length;
     } else if (semantic) {
       hits = semantic.docs.map((doc, i) => ({ doc, score: semantic!.scores[i], ranks: { keyword: null, semantic: i + 1 } }));
       total = semantic.docs.length;
@@ -128,11 +130,10 @@ export class EntryCollection {
     const docs = this.candidates({ access: request.access });
     const allows = (doc: number) => doc !== origin && canRead(this.table.meta[doc]!);
     const k = request.offset + request.limit;
-    const byAnchor = this.table.nearest('anchor', query, k, { allows, docs, count: docs.length });
+    const byAnchor = this.table.nearest('anchor', query, k, { allows, docs });
     const byContent = this.table.nearest('content', query, k, {
       allows: (doc) => allows(doc) && !this.table.vector('anchor', doc),
       docs,
-      count: docs.length,
     });
     const merged = mergeNearest(byAnchor, byContent, k);
     const hits = page(merged.docs.map((doc, i) => ({ doc, score: merged.scores[i], ranks: { keyword: null, semantic: i + 1 } })), request.offset, request.limit);

@@ -118,11 +118,13 @@ export class ProductCollection {
 
     let keyword: Ranked | null = null;
     let keywordAll: number[] = [];
+    let inKeyword: (doc: number) => boolean = allows;
     if (s.mode !== 'semantic' || !s.vector) {
       if (words) {
         const found = this.table.keyword(words, f.language ?? null, s.mode === 'keyword' ? s.offset + s.limit : window, allows, this.codeBoost(words));
         keyword = found.ranked;
         keywordAll = found.all;
+        inKeyword = found.matches;
       } else {
         // No query: browse the filtered products, newest first.
         keywordAll = (this.table.candidates(constraints) ?? this.table.all()).filter(allows);
@@ -137,7 +139,6 @@ export class ProductCollection {
       semantic = this.table.nearest('content', s.vector, window, {
         allows: served,
         docs: docs ?? undefined,
-        count: docs?.length ?? this.table.size,
       });
     }
 
@@ -147,10 +148,10 @@ export class ProductCollection {
     if (keyword && semantic) {
       const fused = fuseRanks(keyword.docs.map(String), semantic.docs.map(String));
       hits = fused.map((h) => ({ doc: Number(h.id), score: h.score, ranks: h.ranks }));
-      const union = new Set(keywordAll);
-      for (const doc of semantic.docs) union.add(doc);
-      matched = union;
-      total = union.size;
+      // Semantic candidates keyword did not match add to the total and the facets.
+      const extra = semantic.docs.filter((doc) => !inKeyword(doc));
+      matched = extra.length > 0 ? [...keywordAll, ...extra] : keywordAll;
+      total = keywordAll.length + extra.length;
       hits = page(hits, s.offset, s.limit);
     } else if (semantic) {
       hits = page(semantic.docs.map((doc, i) => ({ doc, score: semantic!.scores[i], ranks: { keyword: null, semantic: i + 1 } })), s.offset, s.limit);
@@ -181,9 +182,9 @@ export class ProductCollection {
     const siteDocs = this.table.candidates([['site', [facts.siteId]]]) ?? [];
     const k = request.offset + request.limit;
     // Products with an anchor are compared by it, the others by their description vector.
-    const byAnchor = this.table.nearest('anchor', query, k, { allows, docs: siteDocs, count: siteDocs.length });
+    const byAnchor = this.table.nearest('anchor', query, k, { allows, docs: siteDocs });
     const withoutAnchor = (doc: number) => allows(doc) && !this.table.vector('anchor', doc);
-    const byContent = this.table.nearest('content', query, k, { allows: withoutAnchor, docs: siteDocs, count: siteDocs.length });
+    const byContent = this.table.nearest('content', query, k, { allows: withoutAnchor, docs: siteDocs });
     const merged = mergeNearest(byAnchor, byContent, k);
     const hits = page(merged.docs.map((doc, i) => ({ doc, score: merged.scores[i], ranks: { keyword: null, semantic: i + 1 } })), request.offset, request.limit);
     return { hits: hits.map(({ doc, score, ranks }) => ({ id: this.table.ids[doc], score, ranks })), total: merged.docs.length, facets: {} };
