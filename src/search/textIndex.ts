@@ -22,7 +22,7 @@ const B = 0.75;
 const FUZZY_FACTOR = [1, 0.6, 0.4];
 const PREFIX_FACTOR = 0.7;
 /** A short prefix can stand for thousands of terms: score only the most frequent ones. */
-const MAX_PREFIX_TERMS = 20;
+const MAX_PREFIX_TERMS = 8;
 const MAX_PREFIX_SCAN = 2000;
 
 class Postings {
@@ -201,13 +201,18 @@ export class TextIndex {
       if ((out.get(id) ?? 0) < factor) out.set(id, factor);
     };
     for (const term of word.terms) {
-      // A stem shorter than the typed word gets the budget of its own length ("haus" of "Häuser": none).
-      const edits = Math.min(word.fuzzy, typoBudget(term));
-      if (edits > 0) {
+      const id = this.dict.get(term);
+      if (id !== undefined && this.postings[id].df > 0) offer(id, 1);
+    }
+    // Typo tolerance only for a word the index does not know as typed (as Typesense's
+    // typo_tokens_threshold): a known word means what it says, and the edit search is the
+    // costliest part of a query. A stem shorter than the typed word gets the budget of its own
+    // length ("haus" of "Häuser": none).
+    if (out.size === 0) {
+      for (const term of word.terms) {
+        const edits = Math.min(word.fuzzy, typoBudget(term));
+        if (edits === 0) continue;
         for (const [, [id, distance]] of this.dict.fuzzyGet(term, edits)) offer(id, FUZZY_FACTOR[distance] ?? 0.3);
-      } else {
-        const id = this.dict.get(term);
-        if (id !== undefined) offer(id, 1);
       }
     }
     if (word.prefix) {

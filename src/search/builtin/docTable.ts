@@ -23,8 +23,8 @@ export interface DocInput<M> {
 export interface KeywordMatches {
   /** The best k, best first. */
   ranked: Ranked;
-  /** Every matching document. */
-  all: number[];
+  /** Every matching document (scratch space of the table: valid until its next keyword search). */
+  all: Int32Array;
   /** Whether a document matches (valid until the collection's next keyword search). */
   matches(doc: number): boolean;
 }
@@ -38,6 +38,11 @@ export class DocTable<M> {
   private readonly valueSets = new Map<string, Map<string, Set<number>>>();
   private readonly docValues: (Record<string, string[]> | undefined)[] = [];
   readonly text = new TextIndex();
+  /** Scratch list of a keyword search's matches. */
+  private matched = new Int32Array(1024);
+
+  /** `onSet` hears every document stored (its facts) or deleted (undefined): for columns kept beside the table. */
+  constructor(private readonly onSet: (doc: number, meta: M | undefined) => void = () => undefined) {}
   private readonly vectorIndexes = new Map<VectorName, VectorIndex>();
 
   get size(): number {
@@ -71,6 +76,7 @@ export class DocTable<M> {
         this.ids[doc] = input.id;
       }
       this.meta[doc] = input.meta;
+      this.onSet(doc, input.meta);
       if (this.textKeys[doc] !== input.textKey) {
         this.text.set(doc, input.fields);
         this.textKeys[doc] = input.textKey;
@@ -99,6 +105,7 @@ export class DocTable<M> {
     this.setValues(doc, {});
     for (const index of this.vectorIndexes.values()) index.delete(doc);
     this.meta[doc] = undefined;
+    this.onSet(doc, undefined);
     this.textKeys[doc] = '';
     this.free.push(doc);
   }
@@ -140,21 +147,23 @@ export class DocTable<M> {
     const m = this.text.match(words);
     const scan = (minWords: number): KeywordMatches => {
       const top = new TopK(k);
-      const all: number[] = [];
+      if (this.matched.length < m.count + (boost?.size ?? 0)) this.matched = new Int32Array((m.count + (boost?.size ?? 0)) * 2);
+      const all = this.matched;
+      let n = 0;
       for (let i = 0; i < m.count; i++) {
         const doc = m.docs[i];
         if (m.words[doc] < minWords || !allows(doc)) continue;
-        all.push(doc);
+        all[n++] = doc;
         top.offer(doc, m.scores[doc] + (boost?.get(doc) ?? 0));
       }
       // Boosted documents (an exact code) count even where the words do not match.
       for (const [doc, extra] of boost ?? []) {
         if (m.words[doc] >= minWords || !allows(doc)) continue;
-        all.push(doc);
+        all[n++] = doc;
         top.offer(doc, m.scores[doc] + extra);
       }
       const matches = (doc: number) => (m.words[doc] >= minWords && allows(doc)) || Boolean(boost?.has(doc) && allows(doc));
-      return { ranked: top.sorted(), all, matches };
+      return { ranked: top.sorted(), all: all.subarray(0, n), matches };
     };
     const found = scan(words.length);
     return found.all.length === 0 && words.length > 1 ? scan(1) : found;

@@ -16,6 +16,8 @@ export interface EntryFacts {
   layer: string | null;
   tags: string[];
   language: string;
+  /** The language without its region (de of de-AT): what an embedder serves. */
+  baseLanguage: string;
   /** Epoch ms after which a memory entry is hidden; null when it never expires. */
   expiresMs: number | null;
   createdMs: number;
@@ -49,6 +51,7 @@ export function entryInput(doc: StoredEntry, vectors: DocInput<EntryFacts>['vect
       layer: doc.layer,
       tags: doc.tags,
       language: doc.language.toLowerCase(),
+      baseLanguage: baseLanguage(doc.language),
       expiresMs: Number.isNaN(expires) ? null : expires,
       createdMs: Date.parse(doc.created_at),
     },
@@ -84,7 +87,7 @@ export class EntryCollection {
     const candidates = this.candidates(s.filters);
 
     let keyword: Ranked | null = null;
-    let keywordAll: number[] = [];
+    let keywordAll: ArrayLike<number> & Iterable<number> = [];
     let inKeyword: (doc: number) => boolean = allows;
     if (s.mode !== 'semantic' || !s.vector) {
       if (words) {
@@ -100,7 +103,7 @@ export class EntryCollection {
     let semantic: Ranked | null = null;
     if (s.mode !== 'keyword' && s.vector) {
       const languages = new Set(s.semanticLanguages);
-      const served = (doc: number) => languages.has(baseLanguage(this.table.meta[doc]!.language)) && allows(doc);
+      const served = (doc: number) => languages.has(this.table.meta[doc]!.baseLanguage) && allows(doc);
       semantic = this.table.nearest('content', s.vector, window, { allows: served, docs: candidates });
     }
 

@@ -3,7 +3,7 @@
 import type { StoredProduct } from '../../store/products.js';
 import { analyze, baseLanguage, fold } from '../analysis.js';
 import {
-  fuseRanks, windowOf,
+  PRODUCT_FACETS, fuseRanks, windowOf,
   type FacetCount, type ProductFacet, type ProductFilters, type ProductSearch, type RelatedRequest, type SearchResult, type VariantStrategy,
 } from '../engine.js';
 import type { Ranked } from '../topK.js';
@@ -14,6 +14,8 @@ import { mergeNearest, newestFirst, page, type DocHit } from './ranking.js';
 export interface ProductFacts {
   siteId: string;
   language: string;
+  /** The language without its region (de of de-AT): what an embedder serves. */
+  baseLanguage: string;
   category: string | null;
   brand: string | null;
   availability: string | null;
@@ -74,6 +76,7 @@ export function productInput(doc: StoredProduct, parentExternalId: string | null
     meta: {
       siteId: doc.site_id,
       language: doc.language.toLowerCase(),
+      baseLanguage: baseLanguage(doc.language),
       category: doc.category,
       brand: doc.brand,
       availability: doc.availability,
@@ -107,7 +110,10 @@ function visibleUnder(strategy: VariantStrategy, facts: ProductFacts): boolean {
 }
 
 export class ProductCollection {
-  readonly table = new DocTable<ProductFacts>();
+  private readonly facetColumns: Record<ProductFacet, FacetColumn> = { brand: new FacetColumn(), category: new FacetColumn(), availability: new FacetColumn() };
+  readonly table = new DocTable<ProductFacts>((doc, m) => {
+    for (const name of PRODUCT_FACETS) this.facetColumns[name].set(doc, m ? m[name] : null);
+  });
 
   search(s: ProductSearch): SearchResult {
     const f = s.filters;
@@ -117,7 +123,7 @@ export class ProductCollection {
     const words = s.query.trim();
 
     let keyword: Ranked | null = null;
-    let keywordAll: number[] = [];
+    let keywordAll: ArrayLike<number> & Iterable<number> = [];
     let inKeyword: (doc: number) => boolean = allows;
     if (s.mode !== 'semantic' || !s.vector) {
       if (words) {
@@ -134,7 +140,7 @@ export class ProductCollection {
     let semantic: Ranked | null = null;
     if (s.mode !== 'keyword' && s.vector) {
       const languages = new Set(s.semanticLanguages);
-      const served = (doc: number) => languages.has(baseLanguage(this.table.meta[doc]!.language)) && allows(doc);
+      const served = (doc: number) => languages.has(this.table.meta[doc]!.baseLanguage) && allows(doc);
       const docs = this.table.candidates(constraints);
       semantic = this.table.nearest('content', s.vector, window, {
         allows: served,
@@ -190,29 +196,28 @@ export class ProductCollection {
     return { hits: hits.map(({ doc, score, ranks }) => ({ id: this.table.ids[doc], score, ranks })), total: merged.docs.length, facets: {} };
   }
 
+  /** The filter as a predicate holding only the checks the search asked for (it runs once per match). */
   private filter(f: ProductFilters): (doc: number) => boolean {
-    const lower = (list?: string[]) => (list && list.length > 0 ? new Set(list.map((v) => v.toLowerCase())) : null);
-    const brands = lower(f.brand);
-    const availability = lower(f.availability);
-    const category = f.category?.toLowerCase();
-    const language = f.language?.toLowerCase();
-    const attributes = Object.entries(f.attributes ?? {}).map(([name, values]) => [name.toLowerCase(), new Set(values.map((v) => v.toLowerCase()))] as const);
+    const checks: ((m: ProductFacts) => boolean)[] = [];
+    if (f.variantStrategy !== 'all') checks.push((m) => visibleUnder(f.variantStrategy, m));
+    if (f.siteId) checks.push((m) => m.siteId === f.siteId);
+    // Exact values are answered by the table's value sets (lower-cased), not by string compares per match.
+    const members: Set<number>[][] = this.constraints(f).filter(([field]) => field !== 'site').map(([field, values]) => this.table.withValues(field, values));
+    const docChecks = members.map((sets) => (doc: number) => sets.some((set) => set.has(doc)));
+    if (f.inStock !== undefined) checks.push((m) => m.inStock === f.inStock);
+    if (f.priceMin !== undefined) checks.push((m) => m.price !== null && m.price >= f.priceMin!);
+    if (f.priceMax !== undefined) checks.push((m) => m.price !== null && m.price <= f.priceMax!);
+    for (const [name, values] of Object.entries(f.attributes ?? {})) {
+      const accepted = new Set(values.map((v) => v.toLowerCase()));
+      checks.push((m) => Boolean(m.attributes.get(name.toLowerCase())?.some((v) => accepted.has(v))));
+    }
+    const meta = this.table.meta;
+    if (checks.length === 0 && docChecks.length === 0) return (doc) => meta[doc] !== undefined;
     return (doc) => {
-      const m = this.table.meta[doc];
+      const m = meta[doc];
       if (!m) return false;
-      if (!visibleUnder(f.variantStrategy, m)) return false;
-      if (f.siteId && m.siteId !== f.siteId) return false;
-      if (language && m.language !== language) return false;
-      if (category && m.category?.toLowerCase() !== category) return false;
-      if (brands && !(m.brand && brands.has(m.brand.toLowerCase()))) return false;
-      if (availability && !(m.availability && availability.has(m.availability.toLowerCase()))) return false;
-      if (f.inStock !== undefined && m.inStock !== f.inStock) return false;
-      if (f.priceMin !== undefined && !(m.price !== null && m.price >= f.priceMin)) return false;
-      if (f.priceMax !== undefined && !(m.price !== null && m.price <= f.priceMax)) return false;
-      for (const [name, accepted] of attributes) {
-        const values = m.attributes.get(name);
-        if (!values || !values.some((v) => accepted.has(v))) return false;
-      }
+      for (let i = 0; i < docChecks.length; i++) if (!docChecks[i](doc)) return false;
+      for (let i = 0; i < checks.length; i++) if (!checks[i](m)) return false;
       return true;
     };
   }
@@ -236,21 +241,48 @@ export class ProductCollection {
     return boost.size > 0 ? boost : undefined;
   }
 
+  /** Value counts over the matched documents: each facet is a column of value numbers by document. */
   private facets(docs: Iterable<number>, wanted: ProductFacet[]): Partial<Record<ProductFacet, FacetCount[]>> {
     const out: Partial<Record<ProductFacet, FacetCount[]>> = {};
-    if (wanted.length === 0) return out;
-    const counts = new Map<ProductFacet, Map<string, number>>(wanted.map((name) => [name, new Map()]));
-    for (const doc of docs) {
-      const m = this.table.meta[doc]!;
-      for (const [name, map] of counts) {
-        const value = m[name];
-        if (value) map.set(value, (map.get(value) ?? 0) + 1);
+    for (const name of wanted) {
+      const column = this.facetColumns[name];
+      const counts = new Int32Array(column.names.length);
+      const codes = column.codes;
+      for (const doc of docs) {
+        const code = codes[doc];
+        if (code >= 0) counts[code]++;
       }
-    }
-    for (const [name, map] of counts) {
-      out[name] = [...map].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || a.value.localeCompare(b.value)).slice(0, FACET_VALUES);
+      const list: FacetCount[] = [];
+      counts.forEach((count, code) => count && list.push({ value: column.names[code], count }));
+      out[name] = list.sort((a, b) => b.count - a.count || a.value.localeCompare(b.value)).slice(0, FACET_VALUES);
     }
     return out;
+  }
+}
+
+/** One facet's values numbered, and each document's number (-1: none). */
+class FacetColumn {
+  codes = new Int32Array(1024).fill(-1);
+  readonly names: string[] = [];
+  private readonly numbers = new Map<string, number>();
+
+  set(doc: number, value: string | null): void {
+    if (doc >= this.codes.length) {
+      const grown = new Int32Array(Math.max(doc + 1, this.codes.length * 2)).fill(-1);
+      grown.set(this.codes);
+      this.codes = grown;
+    }
+    if (!value) {
+      this.codes[doc] = -1;
+      return;
+    }
+    let code = this.numbers.get(value);
+    if (code === undefined) {
+      code = this.names.length;
+      this.numbers.set(value, code);
+      this.names.push(value);
+    }
+    this.codes[doc] = code;
   }
 }
 

@@ -18,7 +18,7 @@ export function mergeNearest(a: Ranked, b: Ranked, k: number): Ranked {
 }
 
 /** The k newest documents (browsing without a query). */
-export function newestFirst(docs: number[], createdMs: (doc: number) => number, k: number): Ranked {
+export function newestFirst(docs: Iterable<number>, createdMs: (doc: number) => number, k: number): Ranked {
   const top = new TopK(k);
   for (const doc of docs) top.offer(doc, createdMs(doc));
   const ranked = top.sorted();
