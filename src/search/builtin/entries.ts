@@ -16,8 +16,6 @@ export interface EntryFacts {
   layer: string | null;
   tags: string[];
   language: string;
-  /** The language without its region (de of de-AT): what an embedder serves. */
-  baseLanguage: string;
   /** Epoch ms after which a memory entry is hidden; null when it never expires. */
   expiresMs: number | null;
   createdMs: number;
@@ -51,7 +49,6 @@ export function entryInput(doc: StoredEntry, vectors: DocInput<EntryFacts>['vect
       layer: doc.layer,
       tags: doc.tags,
       language: doc.language.toLowerCase(),
-      baseLanguage: baseLanguage(doc.language),
       expiresMs: Number.isNaN(expires) ? null : expires,
       createdMs: Date.parse(doc.created_at),
     },
@@ -60,6 +57,7 @@ export function entryInput(doc: StoredEntry, vectors: DocInput<EntryFacts>['vect
       visibility: [doc.visibility],
       owner: doc.created_by_user_id ? [doc.created_by_user_id] : [],
       type: [doc.type],
+      baseLanguage: [baseLanguage(doc.language)],
       category: [doc.category_id],
       project: doc.project_ids ?? [],
     },
@@ -102,8 +100,8 @@ export class EntryCollection {
     }
     let semantic: Ranked | null = null;
     if (s.mode !== 'keyword' && s.vector) {
-      const languages = new Set(s.semanticLanguages);
-      const served = (doc: number) => languages.has(this.table.meta[doc]!.baseLanguage) && allows(doc);
+      const languages = this.table.withValues('baseLanguage', [...s.semanticLanguages]);
+      const served = (doc: number) => allows(doc) && languages.some((set) => set.has(doc));
       semantic = this.table.nearest('content', s.vector, window, { allows: served, docs: candidates });
     }
 

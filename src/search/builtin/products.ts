@@ -14,8 +14,6 @@ import { mergeNearest, newestFirst, page, type DocHit } from './ranking.js';
 export interface ProductFacts {
   siteId: string;
   language: string;
-  /** The language without its region (de of de-AT): what an embedder serves. */
-  baseLanguage: string;
   category: string | null;
   brand: string | null;
   availability: string | null;
@@ -76,7 +74,6 @@ export function productInput(doc: StoredProduct, parentExternalId: string | null
     meta: {
       siteId: doc.site_id,
       language: doc.language.toLowerCase(),
-      baseLanguage: baseLanguage(doc.language),
       category: doc.category,
       brand: doc.brand,
       availability: doc.availability,
@@ -93,6 +90,7 @@ export function productInput(doc: StoredProduct, parentExternalId: string | null
     values: {
       site: [doc.site_id],
       language: [doc.language.toLowerCase()],
+      baseLanguage: [baseLanguage(doc.language)],
       category: lower(doc.category),
       brand: lower(doc.brand),
       availability: lower(doc.availability),
@@ -142,8 +140,7 @@ export class ProductCollection {
     }
     let semantic: Ranked | null = null;
     if (s.mode !== 'keyword' && s.vector) {
-      const languages = new Set(s.semanticLanguages);
-      const served = (doc: number) => languages.has(this.table.meta[doc]!.baseLanguage) && allows(doc);
+      const served = this.servedBy(s.semanticLanguages, allows);
       const docs = this.table.candidates(constraints);
       semantic = this.table.nearest('content', s.vector, window, {
         allows: served,
@@ -152,24 +149,24 @@ export class ProductCollection {
     }
 
     let hits: DocHit[];
-    let matched: Iterable<number>;
+    let matched: Iterable<number>[];
     let total: number;
     if (keyword && semantic) {
       const fused = fuseRanks(keyword.docs.map(String), semantic.docs.map(String));
       hits = fused.map((h) => ({ doc: Number(h.id), score: h.score, ranks: h.ranks }));
       // Semantic candidates keyword did not match add to the total and the facets.
       const extra = semantic.docs.filter((doc) => !inKeyword(doc));
-      matched = extra.length > 0 ? [...keywordAll, ...extra] : keywordAll;
+      matched = [keywordAll, extra];
       total = keywordAll.length + extra.length;
       hits = page(hits, s.offset, s.limit);
     } else if (semantic) {
       hits = page(semantic.docs.map((doc, i) => ({ doc, score: semantic!.scores[i], ranks: { keyword: null, semantic: i + 1 } })), s.offset, s.limit);
-      matched = semantic.docs;
+      matched = [semantic.docs];
       total = semantic.docs.length;
     } else {
       const ranked = keyword ?? { docs: [], scores: [] };
       hits = page(ranked.docs.map((doc, i) => ({ doc, score: ranked.scores[i], ranks: { keyword: i + 1, semantic: null } })), s.offset, s.limit);
-      matched = keywordAll;
+      matched = [keywordAll];
       total = keywordAll.length;
     }
     return { hits: hits.map(({ doc, score, ranks }) => ({ id: this.table.ids[doc], score, ranks })), total, facets: this.facets(matched, s.facets) };
@@ -227,6 +224,12 @@ export class ProductCollection {
     };
   }
 
+  /** Allowed documents in a language the embedder serves (checked by value set, after the cheaper filter). */
+  private servedBy(languages: readonly string[], allows: (doc: number) => boolean): (doc: number) => boolean {
+    const sets = this.table.withValues('baseLanguage', [...languages]);
+    return (doc) => allows(doc) && sets.some((set) => set.has(doc));
+  }
+
   /** Exact-value constraints that give a small candidate list. */
   private constraints(f: ProductFilters): [string, string[]][] {
     const out: [string, string[]][] = [];
@@ -247,15 +250,17 @@ export class ProductCollection {
   }
 
   /** Value counts over the matched documents: each facet is a column of value numbers by document. */
-  private facets(docs: Iterable<number>, wanted: ProductFacet[]): Partial<Record<ProductFacet, FacetCount[]>> {
+  private facets(lists: Iterable<number>[], wanted: ProductFacet[]): Partial<Record<ProductFacet, FacetCount[]>> {
     const out: Partial<Record<ProductFacet, FacetCount[]>> = {};
     for (const name of wanted) {
       const column = this.facetColumns[name];
       const counts = new Int32Array(column.names.length);
       const codes = column.codes;
-      for (const doc of docs) {
-        const code = codes[doc];
-        if (code >= 0) counts[code]++;
+      for (const docs of lists) {
+        for (const doc of docs) {
+          const code = codes[doc];
+          if (code >= 0) counts[code]++;
+        }
       }
       const list: FacetCount[] = [];
       counts.forEach((count, code) => count && list.push({ value: column.names[code], count }));
