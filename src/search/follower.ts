@@ -28,16 +28,25 @@ export interface FollowerSink {
   reset(tenantId: string): Promise<void> | void;
 }
 
-const PRODUCT_FIELDS = ['doc', 'pext', 'emodel', 'v:description', 'v:anchor'] as const;
-const ENTRY_FIELDS = ['doc', 'emodel', 'v:content', 'v:anchor'] as const;
+const PRODUCT_FIELDS = ['doc', 'pext', 'emodel', 'v:description', 'v:anchor', 'rev'] as const;
+const ENTRY_FIELDS = ['doc', 'emodel', 'v:content', 'v:anchor', 'rev'] as const;
+/** Revisions applied by refresh and not yet passed by the tail, per tenant, at most (then forgotten). */
+const MAX_REFRESHED = 10_000;
 const LOAD_BATCH = 500;
 /** How long one blocking read of the change streams waits: bounds how late a new tenant joins the tail. */
 const TAIL_BLOCK_MS = 250;
 const TAIL_COUNT = 1000;
 
+/** A tenant being followed: the stream position applied so far, and what refresh applied ahead of it. */
+interface TenantState {
+  position: string;
+  /** `<kind>:<id>` → revision refresh applied: the tail skips the change entries up to it. */
+  refreshed: Map<string, number>;
+}
+
 export class ChangeFollower {
-  /** Tenant → change stream position applied so far (once its initial read is done). */
-  private readonly tenants = new Map<string, Promise<{ position: string }>>();
+  /** Tenant → its state (once its initial read is done). */
+  private readonly tenants = new Map<string, Promise<TenantState>>();
   private tailer: Store | null = null;
   private closed = false;
   private tailing: Promise<void> | null = null;
@@ -73,8 +82,10 @@ export class ChangeFollower {
   async refresh(tenantId: string, changed: DocumentRef[]): Promise<void> {
     // A tenant not read yet reads these documents when it is.
     if (!this.tenants.has(tenantId)) return;
-    await this.tenants.get(tenantId);
-    await this.apply(tenantId, changed);
+    const state = await this.tenants.get(tenantId)!;
+    const revisions = await this.apply(tenantId, changed);
+    if (state.refreshed.size + revisions.size > MAX_REFRESHED) state.refreshed.clear();
+    for (const [key, rev] of revisions) state.refreshed.set(key, rev);
   }
 
   async close(): Promise<void> {
@@ -83,7 +94,7 @@ export class ChangeFollower {
     await this.tailing?.catch(() => undefined);
   }
 
-  private tenant(tenantId: string, onLoaded?: (documents: number) => void): Promise<{ position: string }> {
+  private tenant(tenantId: string, onLoaded?: (documents: number) => void): Promise<TenantState> {
     let state = this.tenants.get(tenantId);
     if (!state) {
       state = this.load(tenantId, onLoaded);
@@ -93,7 +104,7 @@ export class ChangeFollower {
     return state;
   }
 
-  private async load(tenantId: string, onLoaded?: (documents: number) => void): Promise<{ position: string }> {
+  private async load(tenantId: string, onLoaded?: (documents: number) => void): Promise<TenantState> {
     // The stream position first: changes made while reading are applied again by the tail.
     const last = await this.redis.xrevrange(keys.changes(tenantId), '+', '-', 'COUNT', 1);
     const position = last[0]?.[0] ?? '0-0';
@@ -108,7 +119,7 @@ export class ChangeFollower {
       onLoaded?.(Math.min(i + LOAD_BATCH, refs.length));
     }
     this.log.info({ tenantId, products: productIds.length, entries: entryIds.length }, 'search documents read');
-    return { position };
+    return { position, refreshed: new Map() };
   }
 
   /** Every entry: the shared ones (all sit in the restricted ceiling set) and each owner's personal ones. */
@@ -141,9 +152,13 @@ export class ChangeFollower {
     await state;
   }
 
-  /** Reads the documents' current state and hands it to the sink (null documents are gone). */
-  private async apply(tenantId: string, refs: DocumentRef[]): Promise<void> {
+  /**
+   * Reads the documents' current state and hands it to the sink (null documents are gone); the
+   * revisions of the documents it found, by `<kind>:<id>`.
+   */
+  private async apply(tenantId: string, refs: DocumentRef[]): Promise<Map<string, number>> {
     const docs: ChangedDoc[] = [];
+    const revisions = new Map<string, number>();
     for (const kind of ['product', 'entry'] as const) {
       const ids = [...new Set(refs.filter((r) => r.kind === kind).map((r) => r.id))];
       if (ids.length === 0) continue;
@@ -152,6 +167,8 @@ export class ChangeFollower {
       const flat = await this.redis.readHashesBuffer(hashKeys.length, ...hashKeys, ...fields);
       ids.forEach((id, i) => {
         const v = flat.slice(i * fields.length, (i + 1) * fields.length);
+        const rev = v[fields.length - 1];
+        if (rev) revisions.set(`${kind}:${id}`, Number(rev));
         if (kind === 'product') {
           docs.push({
             kind, id,
@@ -165,6 +182,7 @@ export class ChangeFollower {
       });
     }
     if (docs.length > 0) await this.sink.apply(tenantId, docs);
+    return revisions;
   }
 
   private vectors(model: Buffer | null, content: Buffer | null, anchor: Buffer | null): RawVectors {
@@ -176,7 +194,7 @@ export class ChangeFollower {
   private async tail(): Promise<void> {
     while (!this.closed) {
       const states = await Promise.all([...this.tenants].map(async ([tenantId, s]) => ({ tenantId, state: await s.catch(() => null) })));
-      const live = states.filter((s): s is { tenantId: string; state: { position: string } } => s.state !== null);
+      const live = states.filter((s): s is { tenantId: string; state: TenantState } => s.state !== null);
       if (live.length === 0) {
         await new Promise((r) => setTimeout(r, TAIL_BLOCK_MS));
         continue;
@@ -203,7 +221,9 @@ export class ChangeFollower {
           }
           for (const [, fields] of entries) {
             const change = fieldsOf(fields);
-            if (change.kind === 'product' || change.kind === 'entry') refs.push({ kind: change.kind, id: change.id });
+            if (change.kind === 'product' || change.kind === 'entry') {
+              if (!appliedByRefresh(state, change)) refs.push({ kind: change.kind, id: change.id });
+            }
             else if (change.kind === 'site' && change.op === 'delete') await this.sink.dropSite(tenantId, change.id);
           }
           await this.apply(tenantId, refs);
@@ -214,6 +234,17 @@ export class ChangeFollower {
       }
     }
   }
+}
+
+/** Whether refresh already applied this change (or a later one of the document); forgets it once passed. */
+function appliedByRefresh(state: TenantState, change: Record<string, string>): boolean {
+  if (change.op !== 'upsert' || !change.rev) return false;
+  const key = `${change.kind}:${change.id}`;
+  const applied = state.refreshed.get(key);
+  if (applied === undefined) return false;
+  const rev = Number(change.rev);
+  if (rev >= applied) state.refreshed.delete(key);
+  return rev <= applied;
 }
 
 /** Stream ids compare by milliseconds, then sequence. */

@@ -25,7 +25,7 @@ for i = 12, #ARGV do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEYS[1], unpack(fields))
 local version = redis.call('HINCRBY', KEYS[1], 'rev', 1)
 
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[11], '*', 'op', 'upsert', 'kind', 'entry', 'id', id)
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[11], '*', 'op', 'upsert', 'kind', 'entry', 'id', id, 'rev', version)
 local event = {'action', ARGV[6], 'entity_type', 'knowledge_entry', 'entity_id', id, 'version', version,
   'user_id', ARGV[7], 'credential_id', ARGV[8], 'client_id', ARGV[9], 'audit_source', ARGV[10]}
 local eventId = redis.call('XADD', KEYS[3], 'MAXLEN', '~', '1000000', '*', unpack(event))

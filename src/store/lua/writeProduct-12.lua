@@ -45,7 +45,7 @@ local fields = {}
 for i = 12, #ARGV do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEYS[1], unpack(fields))
 local newRev = redis.call('HINCRBY', KEYS[1], 'rev', 1)
-redis.call('XADD', KEYS[10], 'MAXLEN', '~', ARGV[7], '*', 'op', 'upsert', 'kind', 'product', 'id', id)
+redis.call('XADD', KEYS[10], 'MAXLEN', '~', ARGV[7], '*', 'op', 'upsert', 'kind', 'product', 'id', id, 'rev', newRev)
 
 if ARGV[10] ~= '' and redis.call('HSETNX', KEYS[11], ARGV[10], ARGV[11]) == 1 then
   redis.call('HINCRBY', KEYS[12], ARGV[11], 1)
