@@ -5,13 +5,11 @@
 //
 //   npm run bench:http                      5 s per run after a 1 s warm-up
 //   BENCH_SECONDS=10 npm run bench:http     longer runs
-import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startEmbeddedRedis } from '../src/store/embeddedRedis.js';
+import { availableParallelism } from 'node:os';
 import { ChildTarget } from './support/child.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
+import { startBenchStack } from './support/stack.js';
 import { formatCpu, load as measure, type LoadResult } from './support/load.js';
 import { redisVersion } from './support/proc.js';
 
@@ -36,19 +34,8 @@ interface Run {
 runBench('bench:http', (CONNECTIONS.length * 2 * (SECONDS + WARMUP_SECONDS + 15) + 90) * 1000, main);
 
 async function main(undo: Undo): Promise<number> {
-  const dir = mkdtempSync(join(tmpdir(), 'kcs-bench-'));
-  undo(() => rmSync(dir, { recursive: true, force: true }));
-
-  const redis = await startEmbeddedRedis(dir, { persist: false });
-  undo(() => redis.stop());
-
-  const kcs = new ChildTarget<{ type: 'ready'; port: number; key: string; siteId: string; tenant: string }>(
-    'kcs server',
-    new URL('./support/server.ts', import.meta.url),
-    { BENCH_REDIS_URL: redis.url, BENCH_DATA_DIR: dir },
-  );
-  undo(() => kcs.stop());
-  const { port, key, siteId, tenant } = await kcs.ready;
+  const { redis, kcs, ready } = await startBenchStack(undo, 'http');
+  const { port, key, siteId, tenant } = ready;
 
   const path = `/api/knowledge/sites/${siteId}`;
   const headers = { host: `${tenant}.localhost:${port}`, authorization: `Bearer ${key}` };

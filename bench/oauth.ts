@@ -6,15 +6,12 @@
 //
 //   npm run bench:oauth                      5 s per run after a 1 s warm-up
 //   BENCH_SECONDS=10 npm run bench:oauth     longer runs
-import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
-import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { createHash, randomBytes } from 'node:crypto';
 import type autocannon from 'autocannon';
-import { startEmbeddedRedis } from '../src/store/embeddedRedis.js';
-import { ChildTarget } from './support/child.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
+import { startBenchStack } from './support/stack.js';
 import { formatCpu, load, type LoadResult } from './support/load.js';
 import { redisVersion } from './support/proc.js';
 
@@ -32,17 +29,8 @@ interface Row {
 runBench('bench:oauth', (CONNECTIONS.length * 3 * (SECONDS + WARMUP_SECONDS + 15) + 120) * 1000, main);
 
 async function main(undo: Undo): Promise<number> {
-  const dir = mkdtempSync(join(tmpdir(), 'kcs-bench-oauth-'));
-  undo(() => rmSync(dir, { recursive: true, force: true }));
-  const redis = await startEmbeddedRedis(dir, { persist: false });
-  undo(() => redis.stop());
-  const kcs = new ChildTarget<{ type: 'ready'; port: number; key: string; siteId: string; tenant: string }>(
-    'kcs server',
-    new URL('./support/server.ts', import.meta.url),
-    { BENCH_REDIS_URL: redis.url, BENCH_DATA_DIR: dir, KCS_EMBEDDER: 'none' },
-  );
-  undo(() => kcs.stop());
-  const { port, key, siteId, tenant } = await kcs.ready;
+  const { redis, kcs, ready } = await startBenchStack(undo, 'oauth', { KCS_EMBEDDER: 'none' });
+  const { port, key, siteId, tenant } = ready;
   const host = `${tenant}.localhost:${port}`;
   const agent = new Agent({ keepAlive: true, maxSockets: 16 });
   undo(() => agent.destroy());
