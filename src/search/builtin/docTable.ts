@@ -1,9 +1,11 @@
 // One collection of a tenant's replica (its products, or its entries): document numbers, the
 // facts filters need, exact-value sets for cheap candidate lists, the text index and the vectors.
 import { analyzeQuery, type QueryWord } from '../analysis.js';
+import { fuseRanks, windowOf, type Hit, type SearchRequest } from '../engine.js';
 import { TextIndex, type FieldTerms } from '../textIndex.js';
 import { TopK, type Ranked } from '../topK.js';
 import { VectorIndex, type VectorFilter } from '../vectorIndex.js';
+import { mergeNearest, newestFirst, page } from './ranking.js';
 
 export type VectorName = 'content' | 'anchor';
 
@@ -27,6 +29,27 @@ export interface KeywordMatches {
   all: Int32Array;
   /** Whether a document matches (valid until the collection's next keyword search). */
   matches(doc: number): boolean;
+}
+
+/** How a collection scopes one search of its table. */
+export interface SearchScope {
+  /** The filter: which documents may be found. */
+  allows(doc: number): boolean;
+  /** A list holding every allowed document when one is cheap (exact-value filters), else null. */
+  candidates: number[] | null;
+  /** The query's language for analysis (null: every stemmed language). */
+  language: string | null;
+  /** Extra keyword score by document (an exact sku or gtin). */
+  boost?: Map<number, number>;
+  /** Creation time of a document, for browsing without a query. */
+  createdMs(doc: number): number;
+}
+
+/** A page of hits, the total, and every matched document (for facets). */
+export interface TableResult {
+  hits: Hit[];
+  total: number;
+  matched: Iterable<number>[];
 }
 
 export class DocTable<M> {
@@ -167,6 +190,68 @@ export class DocTable<M> {
     };
     const found = scan(words.length);
     return found.all.length === 0 && words.length > 1 ? scan(1) : found;
+  }
+
+  /**
+   * Keyword, semantic or both fused (RRF): keyword over every allowed document matching the query
+   * (all its words, else any; no query browses newest first), semantic over the allowed documents
+   * in a served language. `total` counts every keyword match plus the semantic candidates keyword
+   * did not match.
+   */
+  search(s: SearchRequest, scope: SearchScope): TableResult {
+    const window = windowOf(s);
+    const words = s.query.trim();
+    let keyword: Ranked | null = null;
+    let keywordAll: ArrayLike<number> & Iterable<number> = [];
+    let inKeyword: (doc: number) => boolean = scope.allows;
+    if (s.mode !== 'semantic' || !s.vector) {
+      if (words) {
+        const found = this.keyword(words, scope.language, s.mode === 'keyword' ? s.offset + s.limit : window, scope.allows, scope.boost);
+        keyword = found.ranked;
+        keywordAll = found.all;
+        inKeyword = found.matches;
+      } else {
+        keywordAll = (scope.candidates ?? this.all()).filter(scope.allows);
+        keyword = newestFirst(keywordAll, scope.createdMs, s.offset + s.limit);
+      }
+    }
+    let semantic: Ranked | null = null;
+    if (s.mode !== 'keyword' && s.vector) {
+      const languages = this.withValues('baseLanguage', [...s.semanticLanguages]);
+      const served = (doc: number) => scope.allows(doc) && languages.some((set) => set.has(doc));
+      semantic = this.nearest('content', s.vector, window, { allows: served, docs: scope.candidates ?? undefined });
+    }
+
+    const result = (list: { doc: number; score: number; ranks: Hit['ranks'] }[], total: number, matched: Iterable<number>[]): TableResult => ({
+      hits: page(list, s.offset, s.limit).map(({ doc, score, ranks }) => ({ id: this.ids[doc], score, ranks })),
+      total,
+      matched,
+    });
+    if (keyword && semantic) {
+      const fused = fuseRanks(keyword.docs.map(String), semantic.docs.map(String)).map((h) => ({ doc: Number(h.id), score: h.score, ranks: h.ranks }));
+      const extra = semantic.docs.filter((doc) => !inKeyword(doc));
+      return result(fused, keywordAll.length + extra.length, [keywordAll, extra]);
+    }
+    if (semantic) {
+      return result(semantic.docs.map((doc, i) => ({ doc, score: semantic!.scores[i], ranks: { keyword: null, semantic: i + 1 } })), semantic.docs.length, [semantic.docs]);
+    }
+    const ranked = keyword ?? { docs: [], scores: [] };
+    return result(ranked.docs.map((doc, i) => ({ doc, score: ranked.scores[i], ranks: { keyword: i + 1, semantic: null } })), keywordAll.length, [keywordAll]);
+  }
+
+  /**
+   * Documents nearest to one document's similarity anchor (its content vector without one): those
+   * with an anchor compared by it, the others by their content vector.
+   */
+  related(origin: number, offset: number, limit: number, allows: (doc: number) => boolean, docs: number[]): { hits: Hit[]; total: number } {
+    const query = this.vector('anchor', origin) ?? this.vector('content', origin);
+    if (!query) return { hits: [], total: 0 };
+    const k = offset + limit;
+    const byAnchor = this.nearest('anchor', query, k, { allows, docs });
+    const byContent = this.nearest('content', query, k, { allows: (doc) => allows(doc) && !this.vector('anchor', doc), docs });
+    const merged = mergeNearest(byAnchor, byContent, k);
+    const hits = page(merged.docs.map((doc, i) => ({ id: this.ids[doc], score: merged.scores[i], ranks: { keyword: null, semantic: i + 1 } })), offset, limit);
+    return { hits, total: merged.docs.length };
   }
 
   /** Nearest documents to a vector in one of the vector indexes, among allowed documents. */

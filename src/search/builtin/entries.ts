@@ -2,10 +2,8 @@
 // (visibility, owner, expiry), and keyword / vector / hybrid search under those rules.
 import type { StoredEntry } from '../../store/knowledge.js';
 import { analyze, baseLanguage } from '../analysis.js';
-import { fuseRanks, windowOf, type EntryAccess, type EntryFilters, type KnowledgeSearch, type RelatedRequest, type SearchResult } from '../engine.js';
-import type { Ranked } from '../topK.js';
+import type { EntryAccess, EntryFilters, KnowledgeSearch, RelatedRequest, SearchResult } from '../engine.js';
 import { DocTable, type DocInput } from './docTable.js';
-import { mergeNearest, newestFirst, page, type DocHit } from './ranking.js';
 
 export interface EntryFacts {
   type: string;
@@ -79,46 +77,13 @@ export class EntryCollection {
   readonly table = new DocTable<EntryFacts>();
 
   search(s: KnowledgeSearch): SearchResult {
-    const allows = this.filter(s.filters);
-    const window = windowOf(s);
-    const words = s.query.trim();
-    const candidates = this.candidates(s.filters);
-
-    let keyword: Ranked | null = null;
-    let keywordAll: ArrayLike<number> & Iterable<number> = [];
-    let inKeyword: (doc: number) => boolean = allows;
-    if (s.mode !== 'semantic' || !s.vector) {
-      if (words) {
-        const found = this.table.keyword(words, s.filters.language ?? null, s.mode === 'keyword' ? s.offset + s.limit : window, allows);
-        keyword = found.ranked;
-        keywordAll = found.all;
-        inKeyword = found.matches;
-      } else {
-        keywordAll = candidates.filter(allows);
-        keyword = newestFirst(keywordAll, (doc) => this.table.meta[doc]!.createdMs, s.offset + s.limit);
-      }
-    }
-    let semantic: Ranked | null = null;
-    if (s.mode !== 'keyword' && s.vector) {
-      const languages = this.table.withValues('baseLanguage', [...s.semanticLanguages]);
-      const served = (doc: number) => allows(doc) && languages.some((set) => set.has(doc));
-      semantic = this.table.nearest('content', s.vector, window, { allows: served, docs: candidates });
-    }
-
-    let hits: DocHit[];
-    let total: number;
-    if (keyword && semantic) {
-      hits = fuseRanks(keyword.docs.map(String), semantic.docs.map(String)).map((h) => ({ doc: Number(h.id), score: h.score, ranks: h.ranks }));
-      total = keywordAll.length + semantic.docs.filter((doc) => !inKeyword(doc)).length;
-    } else if (semantic) {
-      hits = semantic.docs.map((doc, i) => ({ doc, score: semantic!.scores[i], ranks: { keyword: null, semantic: i + 1 } }));
-      total = semantic.docs.length;
-    } else {
-      const ranked = keyword ?? { docs: [], scores: [] };
-      hits = ranked.docs.map((doc, i) => ({ doc, score: ranked.scores[i], ranks: { keyword: i + 1, semantic: null } }));
-      total = keywordAll.length;
-    }
-    return { hits: page(hits, s.offset, s.limit).map(({ doc, score, ranks }) => ({ id: this.table.ids[doc], score, ranks })), total, facets: {} };
+    const found = this.table.search(s, {
+      allows: this.filter(s.filters),
+      candidates: this.candidates(s.filters),
+      language: s.filters.language ?? null,
+      createdMs: (doc) => this.table.meta[doc]!.createdMs,
+    });
+    return { hits: found.hits, total: found.total, facets: {} };
   }
 
   /** Readable entries nearest to one entry's similarity anchor (its content vector without one). */
@@ -126,19 +91,8 @@ export class EntryCollection {
     const origin = this.table.docOf(entryId);
     const canRead = readable(request.access);
     if (origin === undefined || !canRead(this.table.meta[origin]!)) return null;
-    const query = this.table.vector('anchor', origin) ?? this.table.vector('content', origin);
-    if (!query) return { hits: [], total: 0, facets: {} };
-    const docs = this.candidates({ access: request.access });
     const allows = (doc: number) => doc !== origin && canRead(this.table.meta[doc]!);
-    const k = request.offset + request.limit;
-    const byAnchor = this.table.nearest('anchor', query, k, { allows, docs });
-    const byContent = this.table.nearest('content', query, k, {
-      allows: (doc) => allows(doc) && !this.table.vector('anchor', doc),
-      docs,
-    });
-    const merged = mergeNearest(byAnchor, byContent, k);
-    const hits = page(merged.docs.map((doc, i) => ({ doc, score: merged.scores[i], ranks: { keyword: null, semantic: i + 1 } })), request.offset, request.limit);
-    return { hits: hits.map(({ doc, score, ranks }) => ({ id: this.table.ids[doc], score, ranks })), total: merged.docs.length, facets: {} };
+    return { ...this.table.related(origin, request.offset, request.limit, allows, this.candidates({ access: request.access })), facets: {} };
   }
 
   private filter(f: EntryFilters): (doc: number) => boolean {

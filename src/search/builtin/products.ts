@@ -3,12 +3,10 @@
 import type { StoredProduct } from '../../store/products.js';
 import { analyze, baseLanguage, fold } from '../analysis.js';
 import {
-  PRODUCT_FACETS, fuseRanks, windowOf,
+  PRODUCT_FACETS,
   type FacetCount, type ProductFacet, type ProductFilters, type ProductSearch, type RelatedRequest, type SearchResult, type VariantStrategy,
 } from '../engine.js';
-import type { Ranked } from '../topK.js';
 import { DocTable, type DocInput } from './docTable.js';
-import { mergeNearest, newestFirst, page, type DocHit } from './ranking.js';
 
 /** What filters, facets and related search need of a product. */
 export interface ProductFacts {
@@ -118,67 +116,21 @@ export class ProductCollection {
 
   search(s: ProductSearch): SearchResult {
     const f = s.filters;
-    const allows = this.filter(f);
-    const constraints = this.constraints(f);
-    const window = windowOf(s);
-    const words = s.query.trim();
-
-    let keyword: Ranked | null = null;
-    let keywordAll: ArrayLike<number> & Iterable<number> = [];
-    let inKeyword: (doc: number) => boolean = allows;
-    if (s.mode !== 'semantic' || !s.vector) {
-      if (words) {
-        const found = this.table.keyword(words, f.language ?? null, s.mode === 'keyword' ? s.offset + s.limit : window, allows, this.codeBoost(words));
-        keyword = found.ranked;
-        keywordAll = found.all;
-        inKeyword = found.matches;
-      } else {
-        // No query: browse the filtered products, newest first.
-        keywordAll = (this.table.candidates(constraints) ?? this.table.all()).filter(allows);
-        keyword = newestFirst(keywordAll, (doc) => this.table.meta[doc]!.createdMs, s.offset + s.limit);
-      }
-    }
-    let semantic: Ranked | null = null;
-    if (s.mode !== 'keyword' && s.vector) {
-      const served = this.servedBy(s.semanticLanguages, allows);
-      const docs = this.table.candidates(constraints);
-      semantic = this.table.nearest('content', s.vector, window, {
-        allows: served,
-        docs: docs ?? undefined,
-      });
-    }
-
-    let hits: DocHit[];
-    let matched: Iterable<number>[];
-    let total: number;
-    if (keyword && semantic) {
-      const fused = fuseRanks(keyword.docs.map(String), semantic.docs.map(String));
-      hits = fused.map((h) => ({ doc: Number(h.id), score: h.score, ranks: h.ranks }));
-      // Semantic candidates keyword did not match add to the total and the facets.
-      const extra = semantic.docs.filter((doc) => !inKeyword(doc));
-      matched = [keywordAll, extra];
-      total = keywordAll.length + extra.length;
-      hits = page(hits, s.offset, s.limit);
-    } else if (semantic) {
-      hits = page(semantic.docs.map((doc, i) => ({ doc, score: semantic!.scores[i], ranks: { keyword: null, semantic: i + 1 } })), s.offset, s.limit);
-      matched = [semantic.docs];
-      total = semantic.docs.length;
-    } else {
-      const ranked = keyword ?? { docs: [], scores: [] };
-      hits = page(ranked.docs.map((doc, i) => ({ doc, score: ranked.scores[i], ranks: { keyword: i + 1, semantic: null } })), s.offset, s.limit);
-      matched = [keywordAll];
-      total = keywordAll.length;
-    }
-    return { hits: hits.map(({ doc, score, ranks }) => ({ id: this.table.ids[doc], score, ranks })), total, facets: this.facets(matched, s.facets) };
+    const found = this.table.search(s, {
+      allows: this.filter(f),
+      candidates: this.table.candidates(this.constraints(f)),
+      language: f.language ?? null,
+      boost: s.query.trim() ? this.codeBoost(s.query.trim()) : undefined,
+      createdMs: (doc) => this.table.meta[doc]!.createdMs,
+    });
+    return { hits: found.hits, total: found.total, facets: this.facets(found.matched, s.facets) };
   }
 
-  /** Products nearest to one product's similarity anchor (its description vector without one), same site. */
+  /** Products of the same site nearest to a product's similarity anchor, without itself and its own variants. */
   related(productId: string, request: RelatedRequest & { variantStrategy: VariantStrategy }): SearchResult | null {
     const origin = this.table.docOf(productId);
     if (origin === undefined) return null;
     const facts = this.table.meta[origin]!;
-    const query = this.table.vector('anchor', origin) ?? this.table.vector('content', origin);
-    if (!query) return { hits: [], total: 0, facets: {} };
     const allows = (doc: number) => {
       if (doc === origin) return false;
       const m = this.table.meta[doc]!;
@@ -186,14 +138,7 @@ export class ProductCollection {
       return !(facts.externalId && m.parentExternalId === facts.externalId);
     };
     const siteDocs = this.table.candidates([['site', [facts.siteId]]]) ?? [];
-    const k = request.offset + request.limit;
-    // Products with an anchor are compared by it, the others by their description vector.
-    const byAnchor = this.table.nearest('anchor', query, k, { allows, docs: siteDocs });
-    const withoutAnchor = (doc: number) => allows(doc) && !this.table.vector('anchor', doc);
-    const byContent = this.table.nearest('content', query, k, { allows: withoutAnchor, docs: siteDocs });
-    const merged = mergeNearest(byAnchor, byContent, k);
-    const hits = page(merged.docs.map((doc, i) => ({ doc, score: merged.scores[i], ranks: { keyword: null, semantic: i + 1 } })), request.offset, request.limit);
-    return { hits: hits.map(({ doc, score, ranks }) => ({ id: this.table.ids[doc], score, ranks })), total: merged.docs.length, facets: {} };
+    return { ...this.table.related(origin, request.offset, request.limit, allows, siteDocs), facets: {} };
   }
 
   /** The filter as a predicate holding only the checks the search asked for (it runs once per match). */
@@ -222,12 +167,6 @@ export class ProductCollection {
       for (let i = 0; i < checks.length; i++) if (!checks[i](doc)) return false;
       return true;
     };
-  }
-
-  /** Allowed documents in a language the embedder serves (checked by value set, after the cheaper filter). */
-  private servedBy(languages: readonly string[], allows: (doc: number) => boolean): (doc: number) => boolean {
-    const sets = this.table.withValues('baseLanguage', [...languages]);
-    return (doc) => allows(doc) && sets.some((set) => set.has(doc));
   }
 
   /** Exact-value constraints that give a small candidate list. */

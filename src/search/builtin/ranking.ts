@@ -1,11 +1,5 @@
 // Small ranking helpers shared by the replica's collections.
-import type { Hit } from '../engine.js';
 import { TopK, type Ranked } from '../topK.js';
-
-/** A hit still holding the collection's document number. */
-export interface DocHit extends Omit<Hit, 'id'> {
-  doc: number;
-}
 
 export const page = <T>(list: T[], offset: number, limit: number): T[] => list.slice(offset, offset + limit);
 
