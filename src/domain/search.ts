@@ -74,7 +74,7 @@ export class SearchService {
     const result = await this.engine.relatedProducts(tenant.id, productId.toLowerCase(), { limit, offset, variantStrategy: tenant.settings.variant_strategy });
     if (!result) throw new NotFoundError('Product not found');
     const hits = await this.withProducts(tenant.id, result.hits);
-    return { ...result, hits, mode: 'semantic', semantic_fallback: this.embedder ? null : 'embedding is off (KCS_EMBEDDER=none)', engine: this.engine.name, took_ms: elapsed(started) };
+    return { ...result, hits, mode: 'semantic', semantic_fallback: this.embedder ? null : EMBEDDING_OFF, engine: this.engine.name, took_ms: elapsed(started) };
   }
 
   async searchKnowledge(tenantId: string, caller: Caller, input: KnowledgeSearchInput): Promise<Answer<{ entry: EntryView }>> {
@@ -105,14 +105,14 @@ export class SearchService {
     const result = await this.engine.relatedEntries(tenantId, entryId.toLowerCase(), { limit, offset, access });
     if (!result) throw new NotFoundError('Knowledge entry not found');
     const hits = await this.withEntries(tenantId, caller, result.hits, includeExpired);
-    return { ...result, hits, mode: 'semantic', semantic_fallback: this.embedder ? null : 'embedding is off (KCS_EMBEDDER=none)', engine: this.engine.name, took_ms: elapsed(started) };
+    return { ...result, hits, mode: 'semantic', semantic_fallback: this.embedder ? null : EMBEDDING_OFF, engine: this.engine.name, took_ms: elapsed(started) };
   }
 
   /** The mode that can run: semantic needs an embedder that serves the language, and a query. */
   private async plan(query: string, requested: SearchMode, language: string | undefined): Promise<Plan> {
     if (requested === 'keyword') return { mode: 'keyword', vector: null, fallback: null };
     const keyword = (fallback: string): Plan => ({ mode: 'keyword', vector: null, fallback });
-    if (!this.embedder) return keyword('embedding is off (KCS_EMBEDDER=none)');
+    if (!this.embedder) return keyword(EMBEDDING_OFF);
     if (!query.trim()) return keyword('an empty query browses by keyword');
     if (language && !this.embedder.serves(language)) {
       return keyword(`the embedding model ${this.embedder.embedder.modelId} serves ${this.semanticLanguages.join(', ')}, not ${language}`);
@@ -146,4 +146,5 @@ export class SearchService {
   }
 }
 
+const EMBEDDING_OFF = 'embedding is off (KCS_EMBEDDER=none)';
 const elapsed = (started: number) => Math.round((performance.now() - started) * 100) / 100;
