@@ -18,6 +18,7 @@ import { Redis } from 'ioredis';
 import { embeddingTexts, type ProductInput } from '../src/domain/products.js';
 import { startEmbeddedRedis } from '../src/store/embeddedRedis.js';
 import { keys } from '../src/store/keys.js';
+import { WORKER_NODE_OPTIONS } from '../workers/index.js';
 import { ChildTarget } from './support/child.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
 import { formatCpu, load, type LoadResult } from './support/load.js';
@@ -67,7 +68,8 @@ async function main(undo: Undo): Promise<number> {
   );
   undo(() => serve.stop());
   const workersEntry = new URL('./support/workers.ts', import.meta.url);
-  let worker = new ChildTarget('kcs workers', workersEntry, env, undefined, profiled('workers'));
+  // Worker processes run with the node options `kcs start` gives them.
+  let worker = new ChildTarget('kcs workers', workersEntry, env, undefined, [...WORKER_NODE_OPTIONS, ...profiled('workers')]);
   undo(() => worker.stop());
   const { port, key, siteId, tenant, tenantId } = await serve.ready;
   await worker.ready;
@@ -158,7 +160,7 @@ async function main(undo: Undo): Promise<number> {
 
   // ---- 5. embedding with the local model -------------------------------------------------------
   await worker.stop();
-  worker = new ChildTarget('kcs workers', workersEntry, { ...env, KCS_EMBEDDER: 'local' }, undefined, profiled('workers-local'));
+  worker = new ChildTarget('kcs workers', workersEntry, { ...env, KCS_EMBEDDER: 'local' }, undefined, [...WORKER_NODE_OPTIONS, ...profiled('workers-local')]);
   await worker.ready;
   // Warm-up: loads the model (not measured); texts of their own, so nothing measured is cached.
   await embedRun(api, bulkPath, 'ew', 900_000, 16);

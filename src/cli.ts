@@ -2,7 +2,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runAdmin } from '../scripts/admin.js';
-import { startWorkers, type RunningWorkers } from '../workers/index.js';
+import { startWorkers, WORKER_NODE_OPTIONS, type RunningWorkers } from '../workers/index.js';
 import { createServices, startServer, type RunningServer } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { bootstrapDemo } from './domain/bootstrap.js';
@@ -84,7 +84,7 @@ async function serve(config: Config, withWorker: boolean): Promise<void> {
     const spawnWorker = (queues: string) => {
       if (stopping) return;
       const child = fork(fileURLToPath(import.meta.url), ['worker'], {
-        execArgv: process.execArgv,
+        execArgv: [...process.execArgv, ...WORKER_NODE_OPTIONS],
         env: { ...process.env, REDIS_URL: redis.url, KCS_WORKER_QUEUES: queues },
       });
       workers.add(child);

@@ -2,6 +2,7 @@
 // batched across jobs, served from the content-addressed cache where the same text was embedded before.
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { productTexts as textsOf } from '../src/domain/products.js';
 import { MicroBatcher } from '../src/embed/batcher.js';
 import type { Embedder } from '../src/embed/embedder.js';
 import type { Logger } from '../src/log.js';
@@ -21,11 +22,16 @@ export function embedWorker(
 ): Worker<EmbedJob> {
   const batcher = new MicroBatcher(embedder, batchSize);
 
+  const productTexts = async (tenantId: string, id: string): Promise<{ texts: Record<string, string | null>; thash: string } | null> => {
+    const inputs = await vectors.productTextInputs(tenantId, id);
+    return inputs && { texts: { ...textsOf(inputs.doc, inputs.sources) }, thash: inputs.thash };
+  };
+
   const process = async (job: Job<EmbedJob>): Promise<string> => {
     const { tenantId, thash, ingestJobId } = job.data;
     const target = { kind: job.data.kind ?? 'product', id: job.data.id } as const;
     const names = VECTOR_NAMES[target.kind];
-    const current = await vectors.texts(tenantId, target);
+    const current = target.kind === 'entry' ? await vectors.entryTexts(tenantId, target.id) : await productTexts(tenantId, target.id);
     let outcome = 'stale';
     // Texts changed (a newer job carries them) or the document is gone: nothing to embed.
     if (current && current.thash === thash) {

@@ -1,24 +1,40 @@
 // Bulk import (DESIGN §4): every item is checked at once, invalid ones are reported and never
-// block valid ones; the accepted ones are stored with the job and written by the `ingest` worker
-// in pipelined rounds. Item results are recorded once, so a retried job counts each item once.
-import { randomUUID } from 'node:crypto';
+// block valid ones; the accepted ones are stored with the job, as the JSON text they came in, and
+// written by the `ingest` worker chunk by chunk. Item results are recorded once, so a retried job
+// counts each item once.
+import { hash, randomUUID } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import { IngestJob, ProductCreate } from '../schemas/products.js';
-import { validate } from '../schemas/validate.js';
-import type { ItemError, JobRepository, StoredItem } from '../store/jobs.js';
+import { validationErrors } from '../schemas/validate.js';
+import type { ItemChunk, ItemError, JobRecord, JobRepository } from '../store/jobs.js';
 import { NotFoundError } from './errors.js';
-import type { ProductInput, ProductService, UpsertOutcome } from './products.js';
+import type { ProductInput, ProductService, UpsertOutcome, UpsertRequest } from './products.js';
 
 export type IngestJobView = Static<typeof IngestJob>;
 
 export const MAX_BULK_ITEMS = 10_000;
-/** Items written per pipelined round. */
+/** Items stored per chunk, and written per round by the worker. */
 const CHUNK = 500;
+
+/** A bulk request's items: each parsed value and, for NDJSON, its line as received. */
+export interface BulkItems {
+  items: unknown[];
+  /** The JSON text of each item as received (null for a JSON-array body: accepted items are serialised again). */
+  lines: Buffer[] | null;
+  /** Items that are no JSON: reported as they are, never validated. */
+  parseErrors: ItemError[];
+}
 
 /** Starts the worker's run of a stored job. */
 export type IngestScheduler = (tenantId: string, jobId: string) => Promise<void>;
 /** Embeds the products of a job whose texts changed, counting them in the job's progress. */
 export type JobEmbeddingScheduler = (tenantId: string, jobId: string, items: { productId: string; thash: string }[]) => Promise<void>;
+
+/**
+ * What an item must equal to be settled without reading its product: the source it is written
+ * with and the exact JSON text (the same text gives the same product, so nothing can change).
+ */
+const itemDigest = (source: string, line: Buffer) => `${source}:${hash('sha1', line, 'base64')}`;
 
 export class IngestService {
   constructor(
@@ -28,53 +44,85 @@ export class IngestService {
     private readonly embed: JobEmbeddingScheduler | null,
   ) {}
 
-  /** Checks every item (parse errors come in as `failedParses`), stores the accepted ones, queues the job. */
-  async accept(tenantId: string, siteId: string, items: unknown[], failedParses: ItemError[], source: string) {
-    const errors: ItemError[] = [...failedParses];
-    const accepted: StoredItem<ProductInput>[] = [];
-    const failedIndexes = new Set(failedParses.map((e) => e.index));
-    items.forEach((item, index) => {
-      if (failedIndexes.has(index)) return;
-      const result = validate<ProductInput>(ProductCreate, item, 'body');
-      if (result.ok) accepted.push({ index, id: randomUUID(), input: result.value });
-      else errors.push({ index, detail: result.errors });
+  /** Checks every item, stores the accepted ones in chunks, queues the job. */
+  async accept(tenantId: string, siteId: string, body: BulkItems, source: string) {
+    const errors: ItemError[] = [...body.parseErrors];
+    const failedParses = new Set(body.parseErrors.map((e) => e.index));
+    const chunks: ItemChunk[] = [];
+    let chunk: ItemChunk | null = null;
+    body.items.forEach((item, index) => {
+      if (failedParses.has(index)) return;
+      const problems = validationErrors(ProductCreate, item, 'body');
+      if (problems) return errors.push({ index, detail: problems });
+      if (!chunk || chunk.lines.length === CHUNK) chunks.push((chunk = { indexes: [], ids: [], externalIds: [], lines: [] }));
+      chunk.indexes.push(index);
+      chunk.ids.push(randomUUID());
+      chunk.externalIds.push((item as ProductInput).external_id || '');
+      chunk.lines.push(body.lines?.[index] ?? Buffer.from(JSON.stringify(item)));
     });
     errors.sort((a, b) => a.index - b.index);
     const id = randomUUID();
-    await this.jobs.create(tenantId, { id, siteId, source, total: items.length, rejected: errors, createdAt: new Date().toISOString() }, accepted);
-    if (accepted.length > 0) await this.schedule(tenantId, id);
-    return { job_id: id, accepted: accepted.length, rejected: errors.length, errors };
+    await this.jobs.create(tenantId, { id, siteId, source, total: body.items.length, rejected: errors, createdAt: new Date().toISOString() }, chunks);
+    const accepted = body.items.length - errors.length;
+    if (accepted > 0) await this.schedule(tenantId, id);
+    return { job_id: id, accepted, rejected: errors.length, errors };
   }
 
-  /** The worker's part: writes every item not yet done, in rounds; safe to run again after a crash. */
+  /** The worker's part: writes every item not yet done, chunk by chunk; safe to run again after a crash. */
   async run(tenantId: string, jobId: string): Promise<void> {
     const job = await this.jobs.get(tenantId, jobId);
     if (!job || job.status === 'completed') return;
     await this.jobs.setStatus(tenantId, jobId, 'running');
-    for (let start = 0; start < job.accepted; start += CHUNK) {
-      const items = await this.jobs.items<ProductInput>(tenantId, jobId, start, CHUNK);
-      const done = await this.jobs.done(tenantId, jobId, items.map((i) => i.index));
-      const todo = items.filter((_, k) => !done[k]);
-      if (todo.length === 0) continue;
-      const outcomes = await this.write(tenantId, job.siteId, job.source, jobId, todo);
+    // The next chunk is read while this one is written.
+    let next = this.jobs.chunk(tenantId, jobId, 0);
+    for (let n = 1; ; n++) {
+      const chunk = await next;
+      if (!chunk) break;
+      next = this.jobs.chunk(tenantId, jobId, n);
+      next.catch(() => undefined); // awaited in the next turn; a failure must not go unhandled meanwhile
+      const outcomes = await this.writeChunk(tenantId, job, chunk);
       const toEmbed = outcomes.filter((o) => o.embed);
       if (toEmbed.length > 0 && this.embed) await this.embed(tenantId, jobId, toEmbed.map((o) => ({ productId: o.id, thash: o.thash })));
     }
     await this.jobs.setStatus(tenantId, jobId, 'completed');
   }
 
+  /**
+   * One chunk: the items sent exactly as last applied are settled as unchanged without reading
+   * their products; the others go through the full upsert.
+   */
+  private async writeChunk(tenantId: string, job: JobRecord, chunk: ItemChunk): Promise<UpsertOutcome[]> {
+    const digests = chunk.lines.map((line) => itemDigest(job.source, line));
+    const jobItem = (k: number) => ({ jobId: job.id, index: chunk.indexes[k] });
+    const seen = new Map<string, number>();
+    for (const ext of chunk.externalIds) if (ext) seen.set(ext, (seen.get(ext) ?? 0) + 1);
+    // An external_id sent twice in a chunk: the later item must see what the earlier one wrote.
+    const candidates = chunk.externalIds.flatMap((ext, k) => (ext && seen.get(ext) === 1 ? [k] : []));
+    const settled = await this.products.settleUnchanged(
+      tenantId, job.siteId, candidates.map((k) => ({ externalId: chunk.externalIds[k], ih: digests[k], jobItem: jobItem(k) })),
+    );
+    const skip = new Set(candidates.filter((_, j) => settled[j] !== 'unsettled'));
+    const requests: UpsertRequest[] = [];
+    chunk.lines.forEach((line, k) => {
+      if (skip.has(k)) return;
+      // Checked against ProductCreate when accepted; defaults are applied where the product is built.
+      const input = JSON.parse(line.toString('utf8')) as ProductInput;
+      requests.push({ siteId: job.siteId, input, source: job.source, id: chunk.ids[k], jobItem: jobItem(k), ih: digests[k] });
+    });
+    return requests.length > 0 ? this.write(tenantId, job.id, requests) : [];
+  }
+
   /** One round; when it fails as a whole, item by item, so one bad item cannot fail the others. */
-  private async write(tenantId: string, siteId: string, source: string, jobId: string, items: StoredItem<ProductInput>[]): Promise<UpsertOutcome[]> {
-    const request = (item: StoredItem<ProductInput>) => ({ siteId, input: item.input, source, id: item.id, jobItem: { jobId, index: item.index } });
+  private async write(tenantId: string, jobId: string, requests: UpsertRequest[]): Promise<UpsertOutcome[]> {
     try {
-      return await this.products.upsertMany(tenantId, items.map(request));
+      return await this.products.upsertMany(tenantId, requests);
     } catch {
       const outcomes: UpsertOutcome[] = [];
-      for (const item of items) {
+      for (const request of requests) {
         try {
-          outcomes.push(...(await this.products.upsertMany(tenantId, [request(item)])));
+          outcomes.push(...(await this.products.upsertMany(tenantId, [request])));
         } catch (error) {
-          await this.jobs.fail(tenantId, jobId, item.index, error instanceof Error ? error.message : String(error));
+          await this.jobs.fail(tenantId, jobId, request.jobItem!.index, error instanceof Error ? error.message : String(error));
         }
       }
       return outcomes;
@@ -98,13 +146,19 @@ export class IngestService {
     };
   }
 
-  /** The job once its items are stored (completed or failed), or as it is after `timeoutMs`. */
+  /**
+   * The job once its items are stored (completed or failed), or as it is after `timeoutMs`. Only
+   * the status is read while waiting, ever less often (10 ms doubling to 250 ms): a small job
+   * answers soon, a long one costs a few reads a second.
+   */
   async waitFor(tenantId: string, jobId: string, timeoutMs: number): Promise<IngestJobView> {
     const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const view = await this.view(tenantId, jobId);
-      if (view.status === 'completed' || view.status === 'failed' || Date.now() >= deadline) return view;
-      await new Promise((r) => setTimeout(r, 25));
+    for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
+      const status = await this.jobs.status(tenantId, jobId.toLowerCase());
+      if (status === null) throw new NotFoundError('Job not found');
+      const left = deadline - Date.now();
+      if (status === 'completed' || status === 'failed' || left <= 0) return this.view(tenantId, jobId);
+      await new Promise((r) => setTimeout(r, Math.min(pause, left)));
     }
   }
 }

@@ -1,9 +1,9 @@
 // Products: upsert by external_id with delta sync (spec §4.1, DESIGN §4), reads, deletes.
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Static } from '@sinclair/typebox';
 import type { Product, ProductCreate } from '../schemas/products.js';
-import type { ProductFilter, ProductRecord, ProductRepository, ProductTexts, ProductWrite, StoredProduct } from '../store/products.js';
+import type { JobItem, ProductFilter, ProductRecord, ProductRepository, ProductTexts, ProductTextSources, ProductWrite, StoredProduct } from '../store/products.js';
 import { canonicalDecimal } from './decimal.js';
 import { ConflictError, NotFoundError } from './errors.js';
 import { noSearchRefresh, type SearchRefresh } from './searchRefresh.js';
@@ -41,18 +41,32 @@ function describe(record: Record<string, unknown>): string {
     .join('\n');
 }
 
-export function embeddingTexts(input: ProductInput): ProductTexts {
-  const title = input.title;
+/** The embedding texts an input gives explicitly; the others are generated from the product. */
+export function textSources(input: ProductInput): ProductTextSources {
+  const sources: ProductTextSources = {};
+  if (input.embedding_text_description != null) sources.description = input.embedding_text_description;
+  if (input.embedding_text_properties != null) sources.properties = input.embedding_text_properties;
+  if (input.embedding_text_attributes != null) sources.attributes = input.embedding_text_attributes;
+  if (input.similarity_text?.trim()) sources.anchor = input.similarity_text;
+  return sources;
+}
+
+/** The texts a product is embedded from: each given one as it is, else generated from title + description / properties / attributes. */
+export function productTexts(doc: Pick<StoredProduct, 'title' | 'description' | 'properties' | 'attributes'>, sources: ProductTextSources): ProductTexts {
+  const title = doc.title;
   return {
-    description: input.embedding_text_description ?? [title, input.description].filter(Boolean).join('\n'),
-    properties: input.embedding_text_properties ?? [title, describe(input.properties ?? {})].filter(Boolean).join('\n'),
-    attributes: input.embedding_text_attributes ?? [title, describe(input.attributes ?? {})].filter(Boolean).join('\n'),
-    anchor: input.similarity_text?.trim() ? input.similarity_text : null,
+    description: sources.description ?? [title, doc.description].filter(Boolean).join('\n'),
+    properties: sources.properties ?? [title, describe(doc.properties)].filter(Boolean).join('\n'),
+    attributes: sources.attributes ?? [title, describe(doc.attributes)].filter(Boolean).join('\n'),
+    anchor: sources.anchor ?? null,
   };
 }
 
+export const embeddingTexts = (input: ProductInput, sources = textSources(input)): ProductTexts =>
+  productTexts({ title: input.title, description: input.description ?? null, properties: input.properties ?? {}, attributes: input.attributes ?? {} }, sources);
+
 export const textsHash = (texts: ProductTexts, language: string): string =>
-  createHash('sha256').update(JSON.stringify([language, texts.description, texts.properties, texts.attributes, texts.anchor])).digest('hex');
+  hash('sha256', JSON.stringify([language, texts.description, texts.properties, texts.attributes, texts.anchor]), 'hex');
 
 /** The stored product an input describes (identity and timestamps come from `base`). */
 function buildDoc(input: ProductInput, base: Pick<StoredProduct, 'id' | 'tenant_id' | 'site_id' | 'translation_group_id' | 'created_at' | 'updated_at'>, source: string): StoredProduct {
@@ -95,13 +109,21 @@ function buildDoc(input: ProductInput, base: Pick<StoredProduct, 'id' | 'tenant_
   };
 }
 
-/** One upsert: the input with where it goes. `id` pins the id of a new product (bulk retries stay idempotent). */
+/** One upsert: the input with where it goes. */
 export interface UpsertRequest {
   siteId: string;
   input: ProductInput;
   source: string;
+  /**
+   * The id of a new product (a retried bulk item creates the same product), or with `replace` the
+   * product this request replaces (PUT). Either way the product is found by it when the
+   * external_id finds none.
+   */
   id?: string;
-  jobItem?: { jobId: string; index: number };
+  replace?: boolean;
+  jobItem?: JobItem;
+  /** A bulk item's digest (see `settleUnchanged`), stored with the product. */
+  ih?: string;
 }
 
 export interface UpsertOutcome {
@@ -110,6 +132,35 @@ export interface UpsertOutcome {
   /** True when the texts changed: an embedding job was (or must be) scheduled. */
   embed: boolean;
   thash: string;
+}
+
+type PreparedRequest = UpsertRequest & { sources: ProductTextSources; thash: string };
+
+/**
+ * Splits pending requests (indexes in request order) into a round with at most one request per
+ * product (by site and external_id, else by pinned id) and the later requests for the same products.
+ */
+function oneRequestPerProduct(prepared: PreparedRequest[], pending: number[]): { round: number[]; deferred: number[] } {
+  const round: number[] = [];
+  const deferred: number[] = [];
+  const targets = new Set<string>();
+  for (const index of pending) {
+    const { siteId, input, id } = prepared[index];
+    const target = input.external_id ? `${siteId} ${input.external_id}` : id;
+    if (target !== undefined && targets.has(target)) deferred.push(index);
+    else {
+      if (target !== undefined) targets.add(target);
+      round.push(index);
+    }
+  }
+  return { round, deferred };
+}
+
+/** A bulk item that may be the same as the one last applied to its product. */
+export interface SettleCandidate {
+  externalId: string;
+  ih: string;
+  jobItem: JobItem;
 }
 
 export class ProductService {
@@ -128,80 +179,110 @@ export class ProductService {
   }
 
   /**
+   * The bulk fast path for a re-sent catalogue: an item whose digest `ih` (of its source and
+   * exact JSON text) equals the one stored with its product when it was last applied cannot change
+   * any stored field, so it is recorded as unchanged at once, without reading the product.
+   * Returns per candidate 'unchanged', 'done' (the job item already has a result) or 'unsettled'
+   * (the full upsert decides). External ids must be distinct: a later item must not be settled
+   * against a state that an earlier one is about to change.
+   */
+  async settleUnchanged(tenantId: string, siteId: string, candidates: SettleCandidate[]): Promise<('unchanged' | 'done' | 'unsettled')[]> {
+    const ids = await this.repo.idsByExternalIds(tenantId, candidates.map((c) => ({ siteId, externalId: c.externalId })));
+    const known = candidates.flatMap((_, k) => (ids[k] ? [k] : []));
+    const synced = new Date().toISOString();
+    const touched = await this.repo.touchMany(tenantId, synced, known.map((k) => ({ id: ids[k]!, field: 'ih', expected: candidates[k].ih, jobItem: candidates[k].jobItem })));
+    const out: ('unchanged' | 'done' | 'unsettled')[] = candidates.map(() => 'unsettled');
+    known.forEach((k, j) => (out[k] = touched[j] === 'touched' ? 'unchanged' : touched[j] === 'done' ? 'done' : 'unsettled'));
+    return out;
+  }
+
+  /**
    * Upserts in rounds: read every current record in one pipeline, write every change in one
-   * pipeline, and retry only the few that raced with another writer.
+   * pipeline, and retry only the few that raced with another writer. Requests for the same
+   * product take effect in their order: a later one waits for the next round.
    */
   async upsertMany(tenantId: string, requests: UpsertRequest[]): Promise<UpsertOutcome[]> {
     const outcomes: UpsertOutcome[] = new Array(requests.length);
-    const prepared = requests.map((r) => {
-      const texts = embeddingTexts(r.input);
-      return { ...r, texts, thash: textsHash(texts, r.input.language) };
+    const prepared = requests.map((r): PreparedRequest => {
+      const sources = textSources(r.input);
+      return { ...r, sources, thash: textsHash(embeddingTexts(r.input, sources), r.input.language) };
     });
     let pending = prepared.map((_, i) => i);
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt >= MAX_ATTEMPTS) throw new ConflictError('The product is being changed concurrently; retry');
-      if (attempt > 0) await backoff(attempt);
-      const current = await this.currentRecords(tenantId, pending.map((i) => prepared[i]));
-      const groups = await this.translationGroups(tenantId, pending.map((i) => prepared[i]), current);
-      const now = new Date().toISOString();
-      const writes: { index: number; write: ProductWrite; result: UpsertResult; embed: boolean }[] = [];
-      const touches: { index: number; record: ProductRecord }[] = [];
-
-      pending.forEach((index, k) => {
-        const req = prepared[index];
-        const record = current[k];
-        const id = record?.doc.id ?? req.id ?? randomUUID();
-        if (record && req.input.sync_hash != null && req.input.sync_hash === record.doc.sync_hash) {
-          // Same source data: only the volatile fields (and the sync time) may change.
-          const next: StoredProduct = { ...record.doc };
-          const fresh = buildDoc(req.input, record.doc, req.source);
-          for (const field of VOLATILE) (next as unknown as Record<string, unknown>)[field] = fresh[field];
-          if (isDeepStrictEqual(next, record.doc)) return touches.push({ index, record });
-          next.updated_at = now;
-          writes.push({
-            index, result: 'updated', embed: false,
-            write: { doc: next, parentExternalId: record.parentExternalId, texts: null, thash: record.thash, embeddingStatus: record.embeddingStatus, synced: now, previous: record, jobItem: req.jobItem },
-          });
-          return;
-        }
-        const base = record
-          ? record.doc
-          : { id, tenant_id: tenantId, site_id: req.siteId, translation_group_id: groups[k], created_at: now, updated_at: now };
-        const doc = buildDoc(req.input, base, req.source);
-        const parentExternalId = req.input.parent_external_id ?? null;
-        const textsChanged = !record || record.thash !== req.thash;
-        if (record && !textsChanged && parentExternalId === record.parentExternalId && isDeepStrictEqual(doc, record.doc)) {
-          return touches.push({ index, record });
-        }
-        if (record) doc.updated_at = now;
-        writes.push({
-          index, result: record ? 'updated' : 'created', embed: textsChanged,
-          write: {
-            doc, parentExternalId, texts: req.texts, thash: req.thash,
-            embeddingStatus: textsChanged ? this.embedding.initialStatus : record!.embeddingStatus,
-            synced: now, previous: record, jobItem: req.jobItem,
-          },
-        });
-      });
-
-      const retry: number[] = [];
-      const written = await this.repo.writeMany(tenantId, writes.map((w) => w.write));
-      written.forEach((outcome, k) => {
-        const { index, write, result, embed } = writes[k];
-        if (outcome.kind === 'ok') outcomes[index] = { id: write.doc.id, result, embed, thash: write.thash };
-        else if (outcome.kind === 'external_id_taken' && write.previous) {
-          throw new ConflictError(`Another product of this site has external_id '${write.doc.external_id}'`);
-        } else retry.push(index);
-      });
-      const touched = await this.repo.touchMany(tenantId, touches.map((t) => ({ record: t.record, synced: now, jobItem: prepared[t.index].jobItem })));
-      touched.forEach((ok, k) => {
-        const { index, record } = touches[k];
-        if (ok) outcomes[index] = { id: record.doc.id, result: 'unchanged', embed: false, thash: record.thash };
-        else retry.push(index);
-      });
-      pending = retry;
+    for (let conflicts = 0; pending.length > 0; ) {
+      const { round, deferred } = oneRequestPerProduct(prepared, pending);
+      const raced = await this.upsertRound(tenantId, prepared, round, outcomes, conflicts > 0);
+      if (raced.length > 0) {
+        if (++conflicts >= MAX_ATTEMPTS) throw new ConflictError('The product is being changed concurrently; retry');
+        await backoff(conflicts);
+      }
+      pending = [...raced, ...deferred].sort((a, b) => a - b);
     }
     return outcomes;
+  }
+
+  /** One round of `upsertMany` over requests for distinct products; the indexes that raced with another writer. */
+  private async upsertRound(tenantId: string, prepared: PreparedRequest[], pending: number[], outcomes: UpsertOutcome[], raced: boolean): Promise<number[]> {
+    const retry: number[] = [];
+    const current = await this.currentRecords(tenantId, pending.map((i) => prepared[i]), raced);
+    const groups = await this.translationGroups(tenantId, pending.map((i) => prepared[i]), current);
+    const now = new Date().toISOString();
+    const writes: { index: number; write: ProductWrite; result: UpsertResult; embed: boolean }[] = [];
+    const touches: { index: number; record: ProductRecord }[] = [];
+
+    pending.forEach((index, k) => {
+      const req = prepared[index];
+      const record = current[k];
+      const id = record?.doc.id ?? req.id ?? randomUUID();
+      if (record && req.input.sync_hash != null && req.input.sync_hash === record.doc.sync_hash) {
+        // Same source data: only the volatile fields (and the sync time) may change.
+        const next: StoredProduct = { ...record.doc };
+        const fresh = buildDoc(req.input, record.doc, req.source);
+        for (const field of VOLATILE) (next as unknown as Record<string, unknown>)[field] = fresh[field];
+        if (isDeepStrictEqual(next, record.doc)) return touches.push({ index, record });
+        next.updated_at = now;
+        writes.push({
+          index, result: 'updated', embed: false,
+          write: { doc: next, parentExternalId: record.parentExternalId, textSources: null, thash: record.thash, embeddingStatus: record.embeddingStatus, previous: record, jobItem: req.jobItem, ih: req.ih },
+        });
+        return;
+      }
+      const base = record
+        ? record.doc
+        : { id, tenant_id: tenantId, site_id: req.siteId, translation_group_id: groups[k], created_at: now, updated_at: now };
+      const doc = buildDoc(req.input, base, req.source);
+      const parentExternalId = req.input.parent_external_id ?? null;
+      const textsChanged = !record || record.thash !== req.thash;
+      if (record && !textsChanged && parentExternalId === record.parentExternalId && isDeepStrictEqual(doc, record.doc)) {
+        return touches.push({ index, record });
+      }
+      if (record) doc.updated_at = now;
+      writes.push({
+        index, result: record ? 'updated' : 'created', embed: textsChanged,
+        write: {
+          doc, parentExternalId, textSources: req.sources, thash: req.thash,
+          embeddingStatus: textsChanged ? this.embedding.initialStatus : record!.embeddingStatus,
+          previous: record, jobItem: req.jobItem, ih: req.ih,
+        },
+      });
+    });
+
+    const written = await this.repo.writeMany(tenantId, now, writes.map((w) => w.write));
+    written.forEach((outcome, k) => {
+      const { index, write, result, embed } = writes[k];
+      if (outcome.kind === 'ok') outcomes[index] = { id: write.doc.id, result, embed, thash: write.thash };
+      else if (outcome.kind === 'external_id_taken' && write.previous) {
+        throw new ConflictError(`Another product of this site has external_id '${write.doc.external_id}'`);
+      } else retry.push(index);
+    });
+    const touched = await this.repo.touchMany(tenantId, now, touches.map(({ index, record }) => ({
+      id: record.doc.id, field: 'rev', expected: record.rev, ih: prepared[index].ih, jobItem: prepared[index].jobItem,
+    })));
+    touched.forEach((outcome, k) => {
+      const { index, record } = touches[k];
+      if (outcome === 'differs') retry.push(index);
+      else outcomes[index] = { id: record.doc.id, result: 'unchanged', embed: false, thash: record.thash };
+    });
+    return retry;
   }
 
   async scheduleEmbeddings(tenantId: string, outcomes: UpsertOutcome[]): Promise<void> {
@@ -217,7 +298,7 @@ export class ProductService {
       const owner = await this.repo.idByExternalId(tenantId, record.doc.site_id, input.external_id);
       if (owner && owner !== id) throw new ConflictError(`Another product of this site has external_id '${input.external_id}'`);
     }
-    return this.upsert(tenantId, { siteId: record.doc.site_id, input, source, id });
+    return this.upsert(tenantId, { siteId: record.doc.site_id, input, source, id, replace: true });
   }
 
   async get(tenantId: string, id: string): Promise<ProductView> {
@@ -253,12 +334,17 @@ export class ProductService {
     return records.map((record, i) => (record ? toView(record, parents[i]) : null));
   }
 
-  /** The stored record of each request: by external_id within its site, else by the pinned id (a PUT, or a bulk item being retried). */
-  private async currentRecords(tenantId: string, requests: UpsertRequest[]): Promise<(ProductRecord | null)[]> {
+  /**
+   * The stored record of each request: by external_id within its site, else by its id. A new
+   * product's pinned id is looked up only where it can already exist: without an external_id (a
+   * bulk item written before its job was retried) or after a race; otherwise the external_id,
+   * claimed in the same step as the product is written, tells.
+   */
+  private async currentRecords(tenantId: string, requests: UpsertRequest[], raced: boolean): Promise<(ProductRecord | null)[]> {
     const byExternalId = requests.flatMap((r, k) => (r.input.external_id ? [{ k, siteId: r.siteId, externalId: r.input.external_id }] : []));
     const found = await this.repo.idsByExternalIds(tenantId, byExternalId);
     const ids: (string | undefined)[] = requests.map((r) => r.id);
-    byExternalId.forEach(({ k }, j) => (ids[k] = found[j] ?? requests[k].id));
+    byExternalId.forEach(({ k }, j) => (ids[k] = found[j] ?? (raced || requests[k].replace ? requests[k].id : undefined)));
     const wanted = ids.flatMap((id, k) => (id ? [{ k, id }] : []));
     const records = await this.repo.getMany(tenantId, wanted.map((w) => w.id));
     const out: (ProductRecord | null)[] = new Array(requests.length).fill(null);

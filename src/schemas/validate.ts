@@ -26,11 +26,18 @@ export type ValidationResult<T> = { ok: true; value: T } | { ok: false; errors: 
 
 export function validate<T>(schema: TSchema, input: unknown, root: string, source: Source = 'json'): ValidationResult<T> {
   const value = source === 'text' ? parseTextFields(schema, input) : input;
+  const errors = validationErrors(schema, value, root, source);
+  return errors ? { ok: false, errors } : { ok: true, value: normalize(schema, value) as T };
+}
+
+/**
+ * Every error of a value (null when it is valid), without producing the normalised value: for
+ * callers that keep the value as sent (bulk items are stored as their JSON text).
+ */
+export function validationErrors(schema: TSchema, value: unknown, root: string, source: Source = 'json'): ErrorItem[] | null {
   // TypeBox measures strings in UTF-16 code units, Pydantic (and the walker) in characters: where a
   // string holds a character outside the BMP the two differ, and the walker's count decides.
-  if (checker(schema).Check(value) && !hasAstral(value)) {
-    return { ok: true, value: normalize(schema, value) as T };
-  }
+  if (checker(schema).Check(value) && !hasAstral(value)) return null;
   const errors: ErrorItem[] = [];
   walk(schema, value, [root], source, errors, true);
   if (errors.length === 0) {
@@ -40,9 +47,8 @@ export function validate<T>(schema: TSchema, input: unknown, root: string, sourc
       if (astral && (e.type === ValueErrorType.StringMaxLength || e.type === ValueErrorType.StringMinLength)) continue;
       errors.push({ loc: [root, ...e.path.split('/').filter(Boolean)], msg: e.message, type: 'value_error' });
     }
-    if (errors.length === 0) return { ok: true, value: normalize(schema, value) as T };
   }
-  return { ok: false, errors };
+  return errors.length === 0 ? null : errors;
 }
 
 const SURROGATE = /[\uD800-\uDFFF]/;

@@ -222,7 +222,7 @@ export class ChangeFollower {
           for (const [, fields] of entries) {
             const change = fieldsOf(fields);
             if (change.kind === 'product' || change.kind === 'entry') {
-              if (!appliedByRefresh(state, change)) refs.push({ kind: change.kind, id: change.id });
+              for (const doc of documentsOf(change)) if (!appliedByRefresh(state, change.op, doc)) refs.push(doc.ref);
             }
             else if (change.kind === 'site' && change.op === 'delete') await this.sink.dropSite(tenantId, change.id);
           }
@@ -236,13 +236,26 @@ export class ChangeFollower {
   }
 }
 
+/** A changed document with the revision the change wrote (undefined where the entry carries none). */
+interface ChangedRef {
+  ref: DocumentRef;
+  rev?: number;
+}
+
+/** The documents of a change entry: one (`id`, `rev`), or a batch write's (`ids`, `revs`, comma-separated). */
+function documentsOf(change: Record<string, string>): ChangedRef[] {
+  const kind = change.kind as DocumentRef['kind'];
+  if (change.ids === undefined) return [{ ref: { kind, id: change.id }, rev: change.rev ? Number(change.rev) : undefined }];
+  const revs = change.revs?.split(',');
+  return change.ids.split(',').map((id, i) => ({ ref: { kind, id }, rev: revs?.[i] ? Number(revs[i]) : undefined }));
+}
+
 /** Whether refresh already applied this change (or a later one of the document); forgets it once passed. */
-function appliedByRefresh(state: TenantState, change: Record<string, string>): boolean {
-  if (change.op !== 'upsert' || !change.rev) return false;
-  const key = `${change.kind}:${change.id}`;
+function appliedByRefresh(state: TenantState, op: string, { ref, rev }: ChangedRef): boolean {
+  if (op !== 'upsert' || rev === undefined) return false;
+  const key = `${ref.kind}:${ref.id}`;
   const applied = state.refreshed.get(key);
   if (applied === undefined) return false;
-  const rev = Number(change.rev);
   if (rev >= applied) state.refreshed.delete(key);
   return rev <= applied;
 }

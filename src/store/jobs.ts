@@ -1,5 +1,5 @@
-// Bulk ingest jobs: a status hash, the accepted items (a list, removed when done), per-item
-// results (first write wins, so retries never double-count) and counters.
+// Bulk ingest jobs: a status hash, the accepted items (a list of chunks, removed when done),
+// per-item results (first write wins, so retries never double-count) and counters.
 import { keys } from './keys.js';
 import type { Store } from './redis.js';
 
@@ -10,11 +10,38 @@ export interface ItemError {
   detail: unknown;
 }
 
-/** One accepted item as stored: original index, the id pinned for it, the validated input. */
-export interface StoredItem<T> {
-  index: number;
-  id: string;
-  input: T;
+/**
+ * Accepted items as stored, a few hundred per list element: for each its index in the request,
+ * the id pinned for it (a retried create keeps it), its external_id ('' none) and its JSON text
+ * exactly as received, as bytes (one line: JSON text holds no raw newline).
+ */
+export interface ItemChunk {
+  indexes: number[];
+  ids: string[];
+  externalIds: string[];
+  lines: Buffer[];
+}
+
+const NEWLINE = Buffer.from('\n');
+
+/** A header line (JSON: indexes, ids, external ids), then one line per item. */
+function encodeChunk(chunk: ItemChunk): Buffer {
+  const parts: Buffer[] = [Buffer.from(JSON.stringify({ i: chunk.indexes, id: chunk.ids, e: chunk.externalIds }))];
+  for (const line of chunk.lines) parts.push(NEWLINE, line);
+  return Buffer.concat(parts);
+}
+
+function decodeChunk(raw: Buffer): ItemChunk {
+  let end = raw.indexOf(10);
+  const header = JSON.parse(raw.toString('utf8', 0, end)) as { i: number[]; id: string[]; e: string[] };
+  const lines: Buffer[] = [];
+  while (end < raw.length) {
+    const start = end + 1;
+    end = raw.indexOf(10, start);
+    if (end === -1) end = raw.length;
+    lines.push(raw.subarray(start, end));
+  }
+  return { indexes: header.i, ids: header.id, externalIds: header.e, lines };
 }
 
 export interface JobRecord {
@@ -34,17 +61,16 @@ export interface JobRecord {
 export class JobRepository {
   constructor(private readonly redis: Store) {}
 
-  async create<T>(tenantId: string, job: { id: string; siteId: string; source: string; total: number; rejected: ItemError[]; createdAt: string }, items: StoredItem<T>[]): Promise<void> {
+  async create(tenantId: string, job: { id: string; siteId: string; source: string; total: number; rejected: ItemError[]; createdAt: string }, chunks: ItemChunk[]): Promise<void> {
     const t = tenantId;
+    const accepted = chunks.reduce((sum, c) => sum + c.lines.length, 0);
     const multi = this.redis.multi();
-    for (let i = 0; i < items.length; i += 1000) {
-      multi.rpush(keys.jobItems(t, job.id), ...items.slice(i, i + 1000).map((item) => JSON.stringify(item)));
-    }
+    if (chunks.length > 0) multi.rpush(keys.jobItems(t, job.id), ...chunks.map(encodeChunk));
     if (job.rejected.length > 0) multi.rpush(keys.jobErrors(t, job.id), ...job.rejected.map((e) => JSON.stringify(e)));
     multi.hset(keys.job(t, job.id), {
-      id: job.id, site: job.siteId, source: job.source, status: items.length > 0 ? 'queued' : 'completed',
-      total: job.total, accepted: items.length, rejected: job.rejected.length, created_at: job.createdAt,
-      finished_at: items.length > 0 ? '' : job.createdAt,
+      id: job.id, site: job.siteId, source: job.source, status: accepted > 0 ? 'queued' : 'completed',
+      total: job.total, accepted, rejected: job.rejected.length, created_at: job.createdAt,
+      finished_at: accepted > 0 ? '' : job.createdAt,
     });
     multi.hset(keys.jobCounts(t, job.id), 'rejected', job.rejected.length);
     for (const key of [keys.job(t, job.id), keys.jobCounts(t, job.id), keys.jobErrors(t, job.id), keys.jobResults(t, job.id), keys.jobItems(t, job.id)]) {
@@ -75,16 +101,14 @@ export class JobRepository {
     };
   }
 
-  async items<T>(tenantId: string, id: string, start: number, count: number): Promise<StoredItem<T>[]> {
-    const raws = await this.redis.lrange(keys.jobItems(tenantId, id), start, start + count - 1);
-    return raws.map((raw) => JSON.parse(raw) as StoredItem<T>);
+  async status(tenantId: string, id: string): Promise<JobRecord['status'] | null> {
+    return (await this.redis.hget(keys.job(tenantId, id), 'status')) as JobRecord['status'] | null;
   }
 
-  /** Which of these item indexes already have a result (a retry skips them). */
-  async done(tenantId: string, id: string, indexes: number[]): Promise<boolean[]> {
-    if (indexes.length === 0) return [];
-    const values = await this.redis.hmget(keys.jobResults(tenantId, id), ...indexes.map(String));
-    return values.map((v) => v !== null);
+  /** Chunk `n` of the job's accepted items; null past the last (or once the job is done). */
+  async chunk(tenantId: string, id: string, n: number): Promise<ItemChunk | null> {
+    const raw = await this.redis.lindexBuffer(keys.jobItems(tenantId, id), n);
+    return raw === null ? null : decodeChunk(raw);
   }
 
   async setStatus(tenantId: string, id: string, status: JobRecord['status']): Promise<void> {

@@ -40,6 +40,17 @@ export interface StoredProduct {
   updated_at: string;
 }
 
+/**
+ * The embedding texts a client gave explicitly (embedding_text_*, similarity_text as the anchor):
+ * stored with the product; the texts not given are generated from the stored document.
+ */
+export interface ProductTextSources {
+  description?: string;
+  properties?: string;
+  attributes?: string;
+  anchor?: string;
+}
+
 /** The texts a product is embedded from; anchor is null without a similarity_text. */
 export interface ProductTexts {
   description: string;
@@ -61,15 +72,73 @@ export interface ProductRecord {
 export interface ProductWrite {
   doc: StoredProduct;
   parentExternalId: string | null;
-  /** null: the texts did not change and are left as stored. */
-  texts: ProductTexts | null;
+  /** null: the texts did not change; their hash and sources are left as stored. */
+  textSources: ProductTextSources | null;
   thash: string;
   embeddingStatus: string;
-  synced: string;
   /** null: create. */
   previous: ProductRecord | null;
   /** A bulk item: its job and index, so the result is counted once whatever the retries. */
-  jobItem?: { jobId: string; index: number };
+  jobItem?: JobItem;
+  /** Digest of the bulk item written (see ProductTouch); null for other writes, which clear it. */
+  ih?: string | null;
+}
+
+export interface JobItem {
+  jobId: string;
+  index: number;
+}
+
+/** A sync that changed nothing, recorded only while `field` of the product still holds `expected`. */
+export interface ProductTouch {
+  id: string;
+  field: 'rev' | 'ih';
+  expected: string;
+  /** The digest of the bulk item to remember, so that the same item sent again is settled by `ih` alone. */
+  ih?: string | null;
+  jobItem?: JobItem;
+}
+
+export type TouchOutcome = 'touched' | 'differs' | 'done';
+
+/** Products per script call: large enough to spread the call's cost, small enough to keep each call short. */
+const WRITE_BATCH = 100;
+
+/** Indexes of `items` grouped by site and job (each group in item order): one script call serves one site and job. */
+function groupBySiteAndJob<T extends { jobItem?: JobItem }>(items: T[], siteOf: (item: T) => string): number[][] {
+  const groups = new Map<string, number[]>();
+  items.forEach((item, k) => {
+    const group = `${siteOf(item)} ${item.jobItem?.jobId ?? ''}`;
+    const list = groups.get(group);
+    if (list) list.push(k);
+    else groups.set(group, [k]);
+  });
+  return [...groups.values()];
+}
+
+function cache<K, V>(map: Map<K, V>, key: K, value: V): V {
+  map.set(key, value);
+  return value;
+}
+
+/** The keys of one script call, each named once; scripts refer to them by position (1-based). */
+class KeyTable {
+  readonly keys: string[];
+  private readonly positions = new Map<string, number>();
+
+  constructor(fixed: string[] = []) {
+    this.keys = [...fixed];
+    fixed.forEach((k, i) => this.positions.set(k, i + 1));
+  }
+
+  ref(key: string): number {
+    let position = this.positions.get(key);
+    if (position === undefined) {
+      position = this.keys.push(key);
+      this.positions.set(key, position);
+    }
+    return position;
+  }
 }
 
 export type WriteOutcome =
@@ -155,71 +224,96 @@ export class ProductRepository {
     return out;
   }
 
-  write(tenantId: string, w: ProductWrite): Promise<WriteOutcome> {
-    return this.writeMany(tenantId, [w]).then((r) => r[0]);
-  }
-
-  /** Writes in one pipeline; each write is atomic on its own. */
-  async writeMany(tenantId: string, writes: ProductWrite[]): Promise<WriteOutcome[]> {
-    const pipeline = this.redis.pipeline();
-    for (const w of writes) {
-      const t = tenantId;
-      const doc = w.doc;
-      const prev = w.previous?.doc;
-      const job = w.jobItem;
-      (pipeline as unknown as Store).writeProduct(
-        keys.product(t, doc.id), keys.siteExternalIds(t, doc.site_id), keys.translationGroups(t), keys.products(t),
-        keys.siteProducts(t, doc.site_id), keys.productsByLanguage(t, doc.language),
-        doc.category !== null ? keys.productsByCategory(t, doc.category) : keys.products(t),
-        keys.productsByLanguage(t, prev?.language ?? doc.language),
-        prev?.category != null ? keys.productsByCategory(t, prev.category) : keys.products(t),
-        keys.changes(t),
-        job ? keys.jobResults(t, job.jobId) : keys.products(t), job ? keys.jobCounts(t, job.jobId) : keys.products(t),
-        doc.id, w.previous?.rev ?? '', doc.external_id ?? '', prev?.external_id ?? '',
-        // Only a new product claims its translation group; an existing one keeps the group it has.
-        !w.previous && doc.external_id && doc.translation_group_id ? doc.translation_group_id : '',
-        Date.parse(doc.created_at), CHANGE_STREAM_MAXLEN,
-        doc.category !== null ? '1' : '0', prev?.category != null ? '1' : '0',
-        job ? String(job.index) : '', w.previous ? 'updated' : 'created',
-        'doc', JSON.stringify(doc), 'site', doc.site_id, 'pext', w.parentExternalId ?? '', 'synced', w.synced,
-        'estatus', w.embeddingStatus, ...(w.texts ? ['texts', JSON.stringify(w.texts), 'thash', w.thash] : []),
-      );
-    }
-    const results = (await pipeline.exec()) ?? [];
-    return results.map(([error, value]) => {
-      if (error) throw error;
-      const [code, detail] = value as [number, string];
-      if (code === 1) return { kind: 'ok' };
-      if (code === -1) return { kind: 'external_id_taken', ownerId: detail };
-      if (code === -3) return { kind: 'translation_group', groupId: detail };
-      return { kind: 'stale' };
-    });
-  }
-
-  /** Records syncs that changed nothing, in one pipeline; false where the product changed meanwhile. */
-  async touchMany(tenantId: string, touches: { record: ProductRecord; synced: string; jobItem?: { jobId: string; index: number } }[]): Promise<boolean[]> {
-    if (touches.length === 0) return [];
+  /**
+   * Writes in script calls of up to WRITE_BATCH products of one site and job, pipelined; each
+   * write is atomic on its own. A product whose stored revision is no longer `previous.rev` (or
+   * that exists, on create) is not written (stale).
+   */
+  async writeMany(tenantId: string, synced: string, writes: ProductWrite[]): Promise<WriteOutcome[]> {
     const t = tenantId;
     const pipeline = this.redis.pipeline();
-    for (const { record, synced, jobItem } of touches) {
-      (pipeline as unknown as Store).touchProduct(
-        keys.product(t, record.doc.id),
-        jobItem ? keys.jobResults(t, jobItem.jobId) : keys.products(t),
-        jobItem ? keys.jobCounts(t, jobItem.jobId) : keys.products(t),
-        record.rev, synced, jobItem ? String(jobItem.index) : '',
-      );
+    const order: number[] = [];
+    for (const group of groupBySiteAndJob(writes, (w) => w.doc.site_id)) {
+      const { site_id: siteId } = writes[group[0]].doc;
+      const job = writes[group[0]].jobItem;
+      for (let start = 0; start < group.length; start += WRITE_BATCH) {
+        const table = new KeyTable([
+          keys.changes(t), keys.translationGroups(t), keys.products(t), keys.siteProducts(t, siteId), keys.siteExternalIds(t, siteId),
+          ...(job ? [keys.jobResults(t, job.jobId), keys.jobCounts(t, job.jobId)] : []),
+        ]);
+        const zset = new Map<string, number>();
+        const language = (code: string) => zset.get(`l ${code}`) ?? cache(zset, `l ${code}`, table.ref(keys.productsByLanguage(t, code)));
+        const category = (name: string | null | undefined) =>
+          name == null ? 0 : (zset.get(`c ${name}`) ?? cache(zset, `c ${name}`, table.ref(keys.productsByCategory(t, name))));
+        const args: (string | number)[] = [CHANGE_STREAM_MAXLEN, synced, job ? '1' : '0'];
+        for (const k of group.slice(start, start + WRITE_BATCH)) {
+          const w = writes[k];
+          const { doc, previous } = w;
+          const prev = previous?.doc;
+          // An update touches only the indexes it moves between: a product keeps its site and created_at.
+          const movedLanguage = !prev || prev.language !== doc.language;
+          const movedCategory = !prev || prev.category !== doc.category;
+          const leave = prev ? [movedLanguage ? language(prev.language) : 0, movedCategory ? category(prev.category) : 0].filter((ref) => ref !== 0) : [];
+          order.push(k);
+          args.push(
+            table.ref(keys.product(t, doc.id)), doc.id, previous?.rev ?? '', doc.external_id ?? '', prev?.external_id ?? '',
+            // Only a new product claims its translation group; an existing one keeps the group it has.
+            !previous && doc.external_id && doc.translation_group_id ? doc.translation_group_id : '',
+            Date.parse(doc.created_at), movedLanguage ? language(doc.language) : 0, movedCategory ? category(doc.category) : 0,
+            leave.join(','), w.jobItem?.index ?? '', JSON.stringify(doc), w.parentExternalId ?? '', w.embeddingStatus,
+            w.textSources ? w.thash : '', w.textSources && Object.keys(w.textSources).length > 0 ? JSON.stringify(w.textSources) : '', w.ih ?? '',
+          );
+        }
+        (pipeline as unknown as Store).writeProducts(table.keys.length, ...table.keys, ...args);
+      }
     }
-    const results = (await pipeline.exec()) ?? [];
-    return results.map(([error, value]) => {
+    const outcomes: WriteOutcome[] = new Array(writes.length);
+    let n = 0;
+    for (const [error, value] of (await pipeline.exec()) ?? []) {
       if (error) throw error;
-      return value === 1;
-    });
+      const flat = value as (number | string)[];
+      for (let i = 0; i < flat.length; i += 2) {
+        const [code, detail] = [flat[i], flat[i + 1]];
+        outcomes[order[n++]] =
+          code === 1 ? { kind: 'ok' }
+          : code === -1 ? { kind: 'external_id_taken', ownerId: String(detail) }
+          : code === -3 ? { kind: 'translation_group', groupId: String(detail) }
+          : { kind: 'stale' };
+      }
+    }
+    return outcomes;
   }
 
-  /** Records a sync that changed nothing; false when the product changed meanwhile. */
-  async touch(tenantId: string, record: ProductRecord, synced: string, jobItem?: { jobId: string; index: number }): Promise<boolean> {
-    const [ok] = await this.touchMany(tenantId, [{ record, synced, jobItem }]);
-    return ok;
+  /**
+   * Records syncs that changed nothing (the sync time; the job item counted once), in batched
+   * script calls. Each touch names the field that must still hold a value: the record's `rev`, or
+   * `ih`, the digest of the last bulk item applied. Returns 'touched', 'differs', or 'done' for a
+   * job item that already has a result.
+   */
+  async touchMany(tenantId: string, synced: string, touches: ProductTouch[]): Promise<TouchOutcome[]> {
+    const t = tenantId;
+    const pipeline = this.redis.pipeline();
+    const order: number[] = [];
+    for (const group of groupBySiteAndJob(touches, () => '')) {
+      const job = touches[group[0]].jobItem;
+      for (let start = 0; start < group.length; start += WRITE_BATCH) {
+        const table = new KeyTable(job ? [keys.jobResults(t, job.jobId), keys.jobCounts(t, job.jobId)] : []);
+        const args: (string | number)[] = [synced, job ? '1' : '0'];
+        for (const k of group.slice(start, start + WRITE_BATCH)) {
+          const { id, field, expected, ih, jobItem } = touches[k];
+          order.push(k);
+          args.push(table.ref(keys.product(t, id)), field, expected, ih ?? '', jobItem?.index ?? '');
+        }
+        (pipeline as unknown as Store).touchProducts(table.keys.length, ...table.keys, ...args);
+      }
+    }
+    const outcomes: TouchOutcome[] = new Array(touches.length);
+    let n = 0;
+    for (const [error, value] of (await pipeline.exec()) ?? []) {
+      if (error) throw error;
+      for (const code of value as number[]) outcomes[order[n++]] = code === 1 ? 'touched' : code === 2 ? 'done' : 'differs';
+    }
+    return outcomes;
   }
 
   async delete(tenantId: string, doc: StoredProduct): Promise<boolean> {

@@ -17,8 +17,8 @@ export interface ScriptCommands {
   deleteCategory(...args: (string | number)[]): Promise<number>;
   createUser(...args: (string | number)[]): Promise<number>;
   takeToken(...args: (string | number)[]): Promise<number>;
-  writeProduct(...args: (string | number | Buffer)[]): Promise<[number, string | number]>;
-  touchProduct(...args: (string | number)[]): Promise<number>;
+  writeProducts(numberOfKeys: number, ...args: (string | number)[]): Promise<(number | string)[]>;
+  touchProducts(numberOfKeys: number, ...args: (string | number)[]): Promise<number[]>;
   deleteProduct(...args: (string | number)[]): Promise<number>;
   storeVectors(...args: (string | number | Buffer)[]): Promise<number>;
   writeEntry(numberOfKeys: number, ...args: (string | number)[]): Promise<[number, number?]>;

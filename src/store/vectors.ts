@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { fromBytes, toBytes } from '../embed/embedder.js';
 import { CHANGE_STREAM_MAXLEN, embeddingCacheKey, keys } from './keys.js';
+import type { ProductTextSources, StoredProduct } from './products.js';
 import type { Store } from './redis.js';
 
 /** A document that carries vectors. */
@@ -20,10 +21,17 @@ export const textKey = (text: string) => createHash('sha256').update(text).diges
 export class VectorRepository {
   constructor(private readonly redis: Store) {}
 
-  /** The document's current texts (name → text or null) and their hash; null when it is gone. */
-  async texts(tenantId: string, target: VectorTarget): Promise<{ texts: Record<string, string | null>; thash: string } | null> {
-    const [texts, thash] = await this.redis.hmget(docKey(tenantId, target), 'texts', 'thash');
+  /** A knowledge entry's current texts (name → text or null) and their hash; null when it is gone. */
+  async entryTexts(tenantId: string, id: string): Promise<{ texts: Record<string, string | null>; thash: string } | null> {
+    const [texts, thash] = await this.redis.hmget(keys.entry(tenantId, id), 'texts', 'thash');
     return texts && thash ? { texts: JSON.parse(texts) as Record<string, string | null>, thash } : null;
+  }
+
+  /** What a product's texts are made of (the stored document and the texts given explicitly) and their hash; null when it is gone. */
+  async productTextInputs(tenantId: string, id: string): Promise<{ doc: StoredProduct; sources: ProductTextSources; thash: string } | null> {
+    const [doc, sources, thash] = await this.redis.hmget(keys.product(tenantId, id), 'doc', 'tsrc', 'thash');
+    if (!doc || !thash) return null;
+    return { doc: JSON.parse(doc) as StoredProduct, sources: sources ? (JSON.parse(sources) as ProductTextSources) : {}, thash };
   }
 
   async cached(model: string, texts: string[]): Promise<(Float32Array | null)[]> {

@@ -1,0 +1,87 @@
+-- Create or replace a batch of products of one site (and at most one bulk job). Each product is
+-- one step of its own: its fields, its external_id and translation-group claims, its list indexes
+-- and its job result. The batch adds one change entry naming every product written, and adds to
+-- each list index and job counter once.
+-- KEYS: 1 change stream, 2 tenant translation-group hash, 3 tenant zset, 4 site zset,
+--       5 site external_id hash, 6 job results hash, 7 job counts hash (6 and 7 only with a job),
+--       then product hashes and language/category zsets, referred to by position from ARGV
+-- ARGV: 1 stream maxlen, 2 synced-at, 3 job ('1' | '0'), then 17 values per product:
+--   +0 product hash, +1 id, +2 expected rev ('' = create), +3 new external_id ('' = none),
+--   +4 old external_id ('' = none), +5 translation group to claim ('' = none), +6 created score (ms),
+--   +7 language zset to add to ('0' = none), +8 category zset to add to ('0' = none),
+--   +9 zsets to leave, "a,b" ('' = none), +10 job item index, +11 doc, +12 pext, +13 estatus,
+--   +14 thash ('' = texts unchanged: thash and tsrc stay as stored),
+--   +15 tsrc (the explicit embedding texts, JSON; '' = none), +16 ih ('' = none)
+-- Returns per product two values: 1, new rev (written); -1, owner id (external_id taken by another
+-- product); -2, '' (changed meanwhile, or exists on create); -3, group (translation group differs).
+local STRIDE = 17
+local synced, withJob = ARGV[2], ARGV[3] == '1'
+local out, ids, revs = {}, {}, {}
+local adds, counts = {}, {}
+local function add(ref, score, id)
+  local list = adds[ref]
+  if not list then list = {}; adds[ref] = list end
+  list[#list + 1] = score
+  list[#list + 1] = id
+end
+
+for a = 4, #ARGV, STRIDE do
+  local pk, id, expected = KEYS[tonumber(ARGV[a])], ARGV[a + 1], ARGV[a + 2]
+  local newExt, oldExt, group = ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
+  local create = expected == ''
+  local rev = redis.call('HGET', pk, 'rev')
+  local code, detail = 1, ''
+  if (create and rev) or (not create and rev ~= expected) then
+    code = -2
+  elseif newExt ~= '' and (create or newExt ~= oldExt) then
+    local owner = redis.call('HGET', KEYS[5], newExt)
+    if owner and owner ~= id then code, detail = -1, owner end
+  end
+  if code == 1 and group ~= '' and redis.call('HSETNX', KEYS[2], newExt, group) == 0 then
+    local claimed = redis.call('HGET', KEYS[2], newExt)
+    if claimed ~= group then code, detail = -3, claimed end
+  end
+  if code == 1 then
+    if newExt ~= '' then redis.call('HSET', KEYS[5], newExt, id) end
+    if oldExt ~= '' and oldExt ~= newExt and redis.call('HGET', KEYS[5], oldExt) == id then redis.call('HDEL', KEYS[5], oldExt) end
+    local score = ARGV[a + 6]
+    if create then
+      add(3, score, id)
+      add(4, score, id)
+    end
+    if ARGV[a + 7] ~= '0' then add(tonumber(ARGV[a + 7]), score, id) end
+    if ARGV[a + 8] ~= '0' then add(tonumber(ARGV[a + 8]), score, id) end
+    if ARGV[a + 9] ~= '' then
+      for ref in string.gmatch(ARGV[a + 9], '%d+') do redis.call('ZREM', KEYS[tonumber(ref)], id) end
+    end
+    local newRev = (tonumber(rev) or 0) + 1
+    local fields = { 'doc', ARGV[a + 11], 'pext', ARGV[a + 12], 'synced', synced, 'estatus', ARGV[a + 13], 'rev', newRev }
+    local thash, tsrc, ih = ARGV[a + 14], ARGV[a + 15], ARGV[a + 16]
+    local dropSources = thash ~= '' and tsrc == ''
+    if thash ~= '' then fields[#fields + 1] = 'thash'; fields[#fields + 1] = thash end
+    if tsrc ~= '' then fields[#fields + 1] = 'tsrc'; fields[#fields + 1] = tsrc end
+    if ih ~= '' then fields[#fields + 1] = 'ih'; fields[#fields + 1] = ih end
+    if not create and (dropSources or ih == '') then
+      if dropSources and ih == '' then redis.call('HDEL', pk, 'tsrc', 'ih')
+      elseif dropSources then redis.call('HDEL', pk, 'tsrc')
+      else redis.call('HDEL', pk, 'ih') end
+    end
+    redis.call('HSET', pk, unpack(fields))
+    ids[#ids + 1] = id
+    revs[#revs + 1] = newRev
+    detail = newRev
+    if withJob then
+      local result = create and 'created' or 'updated'
+      if redis.call('HSETNX', KEYS[6], ARGV[a + 10], result) == 1 then counts[result] = (counts[result] or 0) + 1 end
+    end
+  end
+  out[#out + 1] = code
+  out[#out + 1] = detail
+end
+
+for ref, list in pairs(adds) do redis.call('ZADD', KEYS[ref], unpack(list)) end
+for result, n in pairs(counts) do redis.call('HINCRBY', KEYS[7], result, n) end
+if #ids > 0 then
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'op', 'upsert', 'kind', 'product', 'ids', table.concat(ids, ','), 'revs', table.concat(revs, ','))
+end
+return out
