@@ -386,6 +386,110 @@ describe('jobs', () => {
 
 // ---- limits -----------------------------------------------------------------------------------
 
+// ---- re-sent items: the identical-item fast path and the order of repeated external_ids ----------
+
+describe('re-sent items', () => {
+  const byExt = async (site: string) => new Map((await listAll(site)).map((p) => [p.external_id, p]));
+
+  test('an identical re-send is unchanged: last_synced_at moves, nothing else does', async () => {
+    const site = await newSite();
+    const items = Array.from({ length: 30 }, (_, i) => item(`same-${i}`, { sync_hash: `h${i}`, price_current: 5 + i }));
+    const first = await postBulk(site, ndjson(items), NDJSON, { query: 'wait=true' });
+    assert.deepEqual(first.body.counts, { created: 30, updated: 0, unchanged: 0, failed: 0, rejected: 0 });
+    const before = await byExt(site);
+    const again = await postBulk(site, ndjson(items), NDJSON, { query: 'wait=true' });
+    assert.deepEqual(again.body.counts, { created: 0, updated: 0, unchanged: 30, failed: 0, rejected: 0 });
+    for (const [ext, p] of await byExt(site)) {
+      const old = before.get(ext);
+      assert.deepEqual({ ...p, last_synced_at: undefined }, { ...old, last_synced_at: undefined });
+      assert.ok(Date.parse(p.last_synced_at) >= Date.parse(old.last_synced_at));
+    }
+  });
+
+  test('the same item after another write to its product is applied again (the fast path never hides a change)', async () => {
+    const site = await newSite();
+    const original = item('fp-1', { title: 'Original', sync_hash: 'v1' });
+    assert.equal((await postBulk(site, ndjson([original]), NDJSON, { query: 'wait=true' })).body.counts.created, 1);
+
+    // A single upsert changes the product; the bulk line sent before must now update it back.
+    const single = await t.request('POST', `${PRODUCTS}?site_id=${site}`, { body: item('fp-1', { title: 'Changed by the API', sync_hash: 'v2' }) });
+    assert.equal(single.status, 200, single.text);
+    const resent = await postBulk(site, ndjson([original]), NDJSON, { query: 'wait=true' });
+    assert.deepEqual(resent.body.counts, { created: 0, updated: 1, unchanged: 0, failed: 0, rejected: 0 });
+    assert.equal((await byExt(site)).get('fp-1').title, 'Original');
+
+    // A PUT likewise.
+    const id = (await byExt(site)).get('fp-1').id;
+    const put = await t.request('PUT', `${PRODUCTS}/${id}`, { body: item('fp-1', { title: 'Replaced', sync_hash: 'v3' }) });
+    assert.equal(put.status, 200, put.text);
+    const afterPut = await postBulk(site, ndjson([original]), NDJSON, { query: 'wait=true' });
+    assert.deepEqual(afterPut.body.counts, { created: 0, updated: 1, unchanged: 0, failed: 0, rejected: 0 });
+    assert.equal((await byExt(site)).get('fp-1').title, 'Original');
+    assert.equal((await postBulk(site, ndjson([original]), NDJSON, { query: 'wait=true' })).body.counts.unchanged, 1);
+  });
+
+  test('the same line with another X-Audit-Source changes the source; the same text in another key order is unchanged', async () => {
+    const site = await newSite();
+    const line = item('src-fp', { brand: 'Acme' }); // no sync_hash: every stored field counts, the source too
+    await postBulk(site, ndjson([line]), NDJSON, { query: 'wait=true' });
+    const other = await postBulk(site, ndjson([line]), NDJSON, { query: 'wait=true', headers: { 'x-audit-source': 'connector-x' } });
+    assert.deepEqual(other.body.counts, { created: 0, updated: 1, unchanged: 0, failed: 0, rejected: 0 });
+    assert.equal((await byExt(site)).get('src-fp').source, 'connector-x');
+
+    const reordered = Object.fromEntries(Object.entries(line).reverse());
+    const res = await postBulk(site, ndjson([reordered]), NDJSON, { query: 'wait=true', headers: { 'x-audit-source': 'connector-x' } });
+    assert.deepEqual(res.body.counts, { created: 0, updated: 0, unchanged: 1, failed: 0, rejected: 0 });
+  });
+
+  test('a re-send with the same sync_hash and new prices updates only the volatile fields', async () => {
+    const site = await newSite();
+    await postBulk(site, ndjson([item('vol-1', { sync_hash: 'same', price_current: '10.00', description: 'First text' })]), NDJSON, { query: 'wait=true' });
+    const before = (await byExt(site)).get('vol-1');
+    const res = await postBulk(site, ndjson([item('vol-1', { sync_hash: 'same', price_current: '8.50', description: 'Ignored text' })]), NDJSON, { query: 'wait=true' });
+    assert.deepEqual(res.body.counts, { created: 0, updated: 1, unchanged: 0, failed: 0, rejected: 0 });
+    const after = (await byExt(site)).get('vol-1');
+    assert.equal(after.price_current, '8.50');
+    assert.equal(after.description, 'First text', 'a content field stays while the sync_hash is the same');
+    assert.equal(after.id, before.id);
+  });
+
+  test('repeated external_ids in one bulk take effect in order, whichever of them matches what is stored', async () => {
+    const site = await newSite();
+    const stored = item('ord', { title: 'Stored' });
+    await postBulk(site, ndjson([stored]), NDJSON, { query: 'wait=true' });
+
+    // The first item equals the stored product, the second changes it: the second wins.
+    const a = await postBulk(site, ndjson([stored, item('ord', { title: 'Later' })]), NDJSON, { query: 'wait=true' });
+    assert.deepEqual(a.body.counts, { created: 0, updated: 1, unchanged: 1, failed: 0, rejected: 0 });
+    assert.equal((await byExt(site)).get('ord').title, 'Later');
+
+    // The first item changes it, the second is the state before: the second still wins.
+    const b = await postBulk(site, ndjson([item('ord', { title: 'Changed' }), item('ord', { title: 'Later' })]), NDJSON, { query: 'wait=true' });
+    assert.deepEqual(b.body.counts, { created: 0, updated: 2, unchanged: 0, failed: 0, rejected: 0 });
+    assert.equal((await byExt(site)).get('ord').title, 'Later');
+
+    // Three in a row within one chunk, then the same external_id far behind in another chunk.
+    const many = [item('ord', { title: 'One' }), item('x-1'), item('ord', { title: 'Two' }), item('ord', { title: 'Three' })];
+    for (let i = 0; i < 600; i++) many.push(item(`pad-${i}`));
+    many.push(item('ord', { title: 'Last' }));
+    const c = await postBulk(site, ndjson(many), NDJSON, { query: 'wait=true' });
+    assert.equal(c.body.counts.failed, 0);
+    assert.equal(c.body.counts.updated, 4);
+    assert.equal((await byExt(site)).get('ord').title, 'Last');
+    assert.equal(await totalCount(site), 1 + 1 + 600);
+  });
+
+  test('items without an external_id are created once each, also when sent twice', async () => {
+    const site = await newSite();
+    const anonymous = [item(null, { title: 'A' }), item(null, { title: 'A' })];
+    const first = await postBulk(site, ndjson(anonymous), NDJSON, { query: 'wait=true' });
+    assert.equal(first.body.counts.created, 2);
+    const second = await postBulk(site, ndjson(anonymous), NDJSON, { query: 'wait=true' });
+    assert.equal(second.body.counts.created, 2, 'without an upsert key every item is a new product');
+    assert.equal(await totalCount(site), 4);
+  });
+});
+
 describe('limits', () => {
   const small = (i: number) => ({ external_id: `l${i}`, title: `T${i}`, language: 'en' });
 
