@@ -9,6 +9,8 @@
 //   BENCH_PRODUCTS=20000 npm run bench:ingest  a smaller bulk catalogue (default 100,000)
 //   BENCH_EMBED_PRODUCTS=500 ...               a smaller embedding run (default 2,000)
 //   BENCH_CPU_PROF=<dir> ...                   CPU profiles of the server and worker processes
+//   BENCH_SEARCH_REPLICA=1 ...                 the serve process follows the tenant for search
+//                                              (indexes every product written) during the runs
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
@@ -34,6 +36,7 @@ const CEILING_PIPELINE = 1_000;
 const CONNECTIONS = 64;
 const EMBED_PRODUCTS = positiveInt('BENCH_EMBED_PRODUCTS', 2_000);
 const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : null;
+const SEARCH_REPLICA = process.env.BENCH_SEARCH_REPLICA === '1';
 const TARGET = { create: 20_000, unchanged: 50_000 };
 
 interface JobView {
@@ -77,11 +80,18 @@ async function main(undo: Undo): Promise<number> {
   const api = new Api(port, `${tenant}.localhost:${port}`, key);
   undo(() => api.close());
   const bulkPath = `/api/knowledge/products/bulk?site_id=${siteId}`;
+  if (SEARCH_REPLICA) {
+    // A tenant created after the serve process started joins its search replica on its first
+    // search; from then on the process reads and indexes every product the workers write.
+    const reply = await api.call('POST', '/api/knowledge/search/products', Buffer.from('{"query":"warm"}'), 'application/json');
+    if (reply.status !== 200) throw new Error(`search answered ${reply.status}: ${reply.body.slice(0, 300)}`);
+  }
   const watched = () => ({ serve: serve.proc.pid, workers: worker.proc.pid, 'redis-server': redis.pid, bench: process.pid });
 
   console.log(
     `bench:ingest  ${availableParallelism()} cores, Node ${process.version}, ${redisVersion()}\n` +
       `${PRODUCTS.toLocaleString('en')} products in bulk requests of ${PER_REQUEST.toLocaleString('en')} (${IN_FLIGHT} in flight), ` +
+      `search replica in serve ${SEARCH_REPLICA ? 'following the tenant' : 'off for the tenant'}, ` +
       `single upsert at ${CONNECTIONS} connections for ${SECONDS} s after ${WARMUP_SECONDS} s warm-up, ` +
       `${EMBED_PRODUCTS.toLocaleString('en')} products embedded\n`,
   );

@@ -104,11 +104,11 @@ export type TouchOutcome = 'touched' | 'differs' | 'done';
 /** Products per script call: large enough to spread the call's cost, small enough to keep each call short. */
 const WRITE_BATCH = 100;
 
-/** Indexes of `items` grouped by site and job (each group in item order): one script call serves one site and job. */
-function groupBySiteAndJob<T extends { jobItem?: JobItem }>(items: T[], siteOf: (item: T) => string): number[][] {
+/** Indexes of `items` grouped by `groupOf` (each group in item order). */
+function groupBy<T>(items: T[], groupOf: (item: T) => string): number[][] {
   const groups = new Map<string, number[]>();
   items.forEach((item, k) => {
-    const group = `${siteOf(item)} ${item.jobItem?.jobId ?? ''}`;
+    const group = groupOf(item);
     const list = groups.get(group);
     if (list) list.push(k);
     else groups.set(group, [k]);
@@ -116,8 +116,9 @@ function groupBySiteAndJob<T extends { jobItem?: JobItem }>(items: T[], siteOf: 
   return [...groups.values()];
 }
 
-function cache<K, V>(map: Map<K, V>, key: K, value: V): V {
-  map.set(key, value);
+function memo<V>(map: Map<string, V>, key: string, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) map.set(key, (value = make()));
   return value;
 }
 
@@ -230,10 +231,11 @@ export class ProductRepository {
    * that exists, on create) is not written (stale).
    */
   async writeMany(tenantId: string, synced: string, writes: ProductWrite[]): Promise<WriteOutcome[]> {
+    if (writes.length === 0) return [];
     const t = tenantId;
     const pipeline = this.redis.pipeline();
     const order: number[] = [];
-    for (const group of groupBySiteAndJob(writes, (w) => w.doc.site_id)) {
+    for (const group of groupBy(writes, (w) => `${w.doc.site_id} ${w.jobItem?.jobId ?? ''}`)) {
       const { site_id: siteId } = writes[group[0]].doc;
       const job = writes[group[0]].jobItem;
       for (let start = 0; start < group.length; start += WRITE_BATCH) {
@@ -241,10 +243,11 @@ export class ProductRepository {
           keys.changes(t), keys.translationGroups(t), keys.products(t), keys.siteProducts(t, siteId), keys.siteExternalIds(t, siteId),
           ...(job ? [keys.jobResults(t, job.jobId), keys.jobCounts(t, job.jobId)] : []),
         ]);
-        const zset = new Map<string, number>();
-        const language = (code: string) => zset.get(`l ${code}`) ?? cache(zset, `l ${code}`, table.ref(keys.productsByLanguage(t, code)));
-        const category = (name: string | null | undefined) =>
-          name == null ? 0 : (zset.get(`c ${name}`) ?? cache(zset, `c ${name}`, table.ref(keys.productsByCategory(t, name))));
+        // The position of each list index's key, worked out once per call.
+        const languages = new Map<string, number>();
+        const categories = new Map<string, number>();
+        const language = (code: string) => memo(languages, code, () => table.ref(keys.productsByLanguage(t, code)));
+        const category = (name: string | null) => (name === null ? 0 : memo(categories, name, () => table.ref(keys.productsByCategory(t, name))));
         const args: (string | number)[] = [CHANGE_STREAM_MAXLEN, synced, job ? '1' : '0'];
         for (const k of group.slice(start, start + WRITE_BATCH)) {
           const w = writes[k];
@@ -291,10 +294,11 @@ export class ProductRepository {
    * job item that already has a result.
    */
   async touchMany(tenantId: string, synced: string, touches: ProductTouch[]): Promise<TouchOutcome[]> {
+    if (touches.length === 0) return [];
     const t = tenantId;
     const pipeline = this.redis.pipeline();
     const order: number[] = [];
-    for (const group of groupBySiteAndJob(touches, () => '')) {
+    for (const group of groupBy(touches, (touch) => touch.jobItem?.jobId ?? '')) {
       const job = touches[group[0]].jobItem;
       for (let start = 0; start < group.length; start += WRITE_BATCH) {
         const table = new KeyTable(job ? [keys.jobResults(t, job.jobId), keys.jobCounts(t, job.jobId)] : []);
