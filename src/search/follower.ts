@@ -226,7 +226,8 @@ export class ChangeFollower {
             }
             else if (change.kind === 'site' && change.op === 'delete') await this.sink.dropSite(tenantId, change.id);
           }
-          await this.apply(tenantId, refs);
+          // A batch write's entry names up to 100 products: read them in batches, as at start.
+          for (let i = 0; i < refs.length; i += LOAD_BATCH) await this.apply(tenantId, refs.slice(i, i + LOAD_BATCH));
           state.position = entries[entries.length - 1][0];
         } catch (error) {
           this.log.warn({ err: (error as Error).message, tenantId }, 'applying changes failed; retrying');
