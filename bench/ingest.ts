@@ -111,6 +111,10 @@ async function main(undo: Undo): Promise<number> {
   const create = await bulkRun(api, bulkPath, bodies, watched());
   check(problems, 'bulk create', create.views, { created: PRODUCTS });
   report('1. bulk create (embedding off)', create);
+  // The serve process's replica catches up after the jobs complete: how long until the last
+  // product is found, and the next run starts with nothing left to index.
+  const replicaLag = SEARCH_REPLICA ? await searchableAfter(api, PRODUCTS - 1, create) : null;
+  if (replicaLag !== null) console.log(`   the last product was found by keyword search ${fmt(replicaLag, 2)} s after the last job completed\n`);
 
   // ---- 2. the same catalogue again: unchanged sync_hash --------------------------------------
   const unchanged = await bulkRun(api, bulkPath, bodies, watched());
@@ -210,6 +214,7 @@ async function main(undo: Undo): Promise<number> {
     [`1. bulk create, ${PRODUCTS.toLocaleString('en')} products (embedding off)`, `${fmt(create.rate, 0)} products/s (${fmt(create.seconds, 2)} s)`, verdict(create.rate, TARGET.create)],
     ['   upload + validate (first byte → last 202)', `${fmt(create.uploadSeconds, 2)} s; serve CPU ${fmt(create.cpuSeconds.serve, 1)} s`, ''],
     ['   worker write (first 202 → last job completed)', `${fmt(create.writeSeconds, 2)} s; workers CPU ${fmt(create.cpuSeconds.workers, 1)} s, redis ${fmt(create.cpuSeconds['redis-server'], 1)} s`, ''],
+    ...(replicaLag === null ? [] : [['   search replica: last product found after the last job completed', `${fmt(replicaLag, 2)} s`, ''] as [string, string, string]]),
     [`2. bulk again, unchanged sync_hash`, `${fmt(unchanged.rate, 0)} products/s (${fmt(unchanged.seconds, 2)} s)`, verdict(unchanged.rate, TARGET.unchanged)],
     ['   upload + validate / worker write', `${fmt(unchanged.uploadSeconds, 2)} s / ${fmt(unchanged.writeSeconds, 2)} s; CPU serve ${fmt(unchanged.cpuSeconds.serve, 1)} s, workers ${fmt(unchanged.cpuSeconds.workers, 1)} s, redis ${fmt(unchanged.cpuSeconds['redis-server'], 1)} s`, ''],
     [`3. ceiling: pipelined HSET of the doc strings`, `${fmt(ceilingRate, 0)} products/s`, 'ceiling'],
@@ -316,6 +321,18 @@ async function embedRun(api: Api, path: string, prefix: string, first: number, c
   }
 }
 
+/** Seconds from the run's last completed job until keyword search finds product `i` (polled every 20 ms). */
+async function searchableAfter(api: Api, i: number, run: BulkResult): Promise<number> {
+  const lastFinished = Math.max(...run.views.map((v) => Date.parse(v.finished_at ?? '')));
+  const query = Buffer.from(JSON.stringify({ query: titleToken(i), mode: 'keyword', limit: 1 }));
+  for (const deadline = Date.now() + 120_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
+    const reply = await api.call('POST', '/api/knowledge/search/products', query, 'application/json');
+    const hits = (JSON.parse(reply.body) as { hits?: { product: { external_id: string } }[] }).hits ?? [];
+    if (hits[0]?.product.external_id === `p-${i}`) return (Date.now() - lastFinished) / 1000;
+  }
+  throw new Error(`product p-${i} was not found by search within 120 s`);
+}
+
 function check(problems: string[], name: string, views: JobView[], expected: Partial<JobView['counts']>): void {
   const sum = (field: keyof JobView['counts']) => views.reduce((s, v) => s + v.counts[field], 0);
   for (const view of views) if (view.status !== 'completed') problems.push(`${name}: job ${view.id} is ${view.status}`);
@@ -369,13 +386,16 @@ function random(seed: number): () => number {
   };
 }
 
+/** The word of product `i`'s title that no other product has. */
+const titleToken = (i: number) => `${String.fromCharCode(65 + (i % 26))}${i}`;
+
 /** Product number `i` of a catalogue; the same `i` gives the same texts whatever the prefix of its external_id. */
 function product(prefix: string, i: number): Record<string, unknown> {
   const r = random(i * 7919 + 17);
   const pick = <T>(list: readonly T[]) => list[Math.floor(r() * list.length)];
   const brand = pick(BRANDS);
   const noun = pick(NOUNS);
-  const title = `${brand} ${pick(ADJECTIVES)} ${noun} ${String.fromCharCode(65 + (i % 26))}${i}`;
+  const title = `${brand} ${pick(ADJECTIVES)} ${noun} ${titleToken(i)}`;
   const color = pick(COLORS);
   const material = pick(MATERIALS);
   let description = `The ${title} in ${color} is ${pick(PHRASES)} and ${pick(PHRASES)}. Made of ${material}, it is ${pick(PHRASES)}.`;

@@ -30,12 +30,19 @@ const TERM_CACHE_LIMIT = 200_000;
 
 /** The index term of one lower-case word in a language: stemmed (when the language has a stemmer), then folded. */
 export function termOf(word: string, language: string | null): string {
-  const base = language ? baseLanguage(language) : '';
+  return termIn(termsOf(language ? baseLanguage(language) : ''), word);
+}
+
+/** The term cache of a base language ('' none). */
+function termsOf(base: string): { cache: Map<string, string>; stem: ((word: string) => string) | undefined } {
   let cache = termCache.get(base);
   if (!cache) termCache.set(base, (cache = new Map()));
+  return { cache, stem: STEMMERS[base] as ((word: string) => string) | undefined };
+}
+
+function termIn({ cache, stem }: ReturnType<typeof termsOf>, word: string): string {
   let term = cache.get(word);
   if (term === undefined) {
-    const stem = STEMMERS[base] as ((word: string) => string) | undefined;
     term = fold(stem && word.length > 2 ? stem(word) : word);
     // A bounded cache: start over rather than grow without end on an open vocabulary.
     if (cache.size >= TERM_CACHE_LIMIT) cache.clear();
@@ -47,7 +54,10 @@ export function termOf(word: string, language: string | null): string {
 /** Index terms of a text in a document's language. */
 export function analyze(text: string | null | undefined, language: string): string[] {
   if (!text) return [];
-  return words(text).map((w) => termOf(w, language));
+  const terms = termsOf(baseLanguage(language));
+  const list = words(text);
+  for (let i = 0; i < list.length; i++) list[i] = termIn(terms, list[i]);
+  return list;
 }
 
 /** One word of a query: the terms it may match, and how loosely. */

@@ -82,7 +82,9 @@ export interface TextMatches {
 }
 
 export class TextIndex {
+  /** Term → id: the radix tree for fuzzy and prefix lookups, a hash map for the exact ones indexing makes. */
   private readonly dict = new SearchableMap<number>();
+  private readonly termIds = new Map<string, number>();
   private readonly postings: Postings[] = [];
   /** Per document: its current generation (0 = none), its distinct term ids, for df bookkeeping. */
   private docGen = new Int32Array(1024);
@@ -107,16 +109,15 @@ export class TextIndex {
     this.ensureDoc(doc);
     this.remove(doc);
     const gen = (this.genCounter = (this.genCounter + 1) | 0) || (this.genCounter = 1);
+    // Per term: the sum over fields of weight × tf / norm, added one occurrence at a time.
     const weights = new Map<number, number>();
     for (const field of fields) {
       if (field.terms.length === 0) continue;
       const avg = this.fieldAverage(field.field, field.terms.length);
-      const norm = 1 - B + (B * field.terms.length) / avg;
-      const tf = new Map<string, number>();
-      for (const term of field.terms) tf.set(term, (tf.get(term) ?? 0) + 1);
-      for (const [term, count] of tf) {
+      const each = field.weight / (1 - B + (B * field.terms.length) / avg);
+      for (const term of field.terms) {
         const id = this.termId(term);
-        weights.set(id, (weights.get(id) ?? 0) + (field.weight * count) / norm);
+        weights.set(id, (weights.get(id) ?? 0) + each);
       }
     }
     const ids = new Int32Array(weights.size);
@@ -229,10 +230,11 @@ export class TextIndex {
   }
 
   private termId(term: string): number {
-    let id = this.dict.get(term);
+    let id = this.termIds.get(term);
     if (id === undefined) {
       id = this.postings.length;
       this.postings.push(new Postings());
+      this.termIds.set(term, id);
       this.dict.set(term, id);
     }
     return id;
