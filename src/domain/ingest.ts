@@ -101,13 +101,14 @@ export class IngestService {
     const settled = await this.products.settleUnchanged(
       tenantId, job.siteId, candidates.map((k) => ({ externalId: chunk.externalIds[k], ih: digests[k], jobItem: jobItem(k) })),
     );
-    const skip = new Set(candidates.filter((_, j) => settled[j] !== 'unsettled'));
+    const found = new Map(candidates.map((k, j) => [k, settled[j]]));
     const requests: UpsertRequest[] = [];
     chunk.lines.forEach((line, k) => {
-      if (skip.has(k)) return;
+      const settle = found.get(k);
+      if (settle && settle.result !== 'unsettled') return;
       // Checked against ProductCreate when accepted; defaults are applied where the product is built.
       const input = JSON.parse(line.toString('utf8')) as ProductInput;
-      requests.push({ siteId: job.siteId, input, source: job.source, id: chunk.ids[k], jobItem: jobItem(k), ih: digests[k] });
+      requests.push({ siteId: job.siteId, input, source: job.source, id: chunk.ids[k], jobItem: jobItem(k), ih: digests[k], knownId: settle?.id });
     });
     return requests.length > 0 ? this.write(tenantId, job.id, requests) : [];
   }

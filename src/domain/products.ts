@@ -124,6 +124,12 @@ export interface UpsertRequest {
   jobItem?: JobItem;
   /** A bulk item's digest (see `settleUnchanged`), stored with the product. */
   ih?: string;
+  /**
+   * The product its external_id named when the caller just looked (null: none), so that the
+   * first round need not look again. A stale hint is harmless: the write checks the revision and
+   * the external_id claim, and the retry looks afresh.
+   */
+  knownId?: string | null;
 }
 
 export interface UpsertOutcome {
@@ -156,6 +162,11 @@ function oneRequestPerProduct(prepared: PreparedRequest[], pending: number[]): {
   return { round, deferred };
 }
 
+export interface Settled {
+  result: 'unchanged' | 'done' | 'unsettled';
+  id: string | null;
+}
+
 /** A bulk item that may be the same as the one last applied to its product. */
 export interface SettleCandidate {
   externalId: string;
@@ -183,16 +194,17 @@ export class ProductService {
    * exact JSON text) equals the one stored with its product when it was last applied cannot change
    * any stored field, so it is recorded as unchanged at once, without reading the product.
    * Returns per candidate 'unchanged', 'done' (the job item already has a result) or 'unsettled'
-   * (the full upsert decides). External ids must be distinct: a later item must not be settled
-   * against a state that an earlier one is about to change.
+   * (the full upsert decides), with the id its external_id named (a `knownId` for the upsert).
+   * External ids must be distinct: a later item must not be settled against a state that an
+   * earlier one is about to change.
    */
-  async settleUnchanged(tenantId: string, siteId: string, candidates: SettleCandidate[]): Promise<('unchanged' | 'done' | 'unsettled')[]> {
+  async settleUnchanged(tenantId: string, siteId: string, candidates: SettleCandidate[]): Promise<Settled[]> {
     const ids = await this.repo.idsByExternalIds(tenantId, candidates.map((c) => ({ siteId, externalId: c.externalId })));
     const known = candidates.flatMap((_, k) => (ids[k] ? [k] : []));
     const synced = new Date().toISOString();
     const touched = await this.repo.touchMany(tenantId, synced, known.map((k) => ({ id: ids[k]!, field: 'ih', expected: candidates[k].ih, jobItem: candidates[k].jobItem })));
-    const out: ('unchanged' | 'done' | 'unsettled')[] = candidates.map(() => 'unsettled');
-    known.forEach((k, j) => (out[k] = touched[j] === 'touched' ? 'unchanged' : touched[j] === 'done' ? 'done' : 'unsettled'));
+    const out: Settled[] = ids.map((id) => ({ result: 'unsettled', id }));
+    known.forEach((k, j) => (out[k].result = touched[j] === 'touched' ? 'unchanged' : touched[j] === 'done' ? 'done' : 'unsettled'));
     return out;
   }
 
@@ -341,10 +353,12 @@ export class ProductService {
    * claimed in the same step as the product is written, tells.
    */
   private async currentRecords(tenantId: string, requests: UpsertRequest[], raced: boolean): Promise<(ProductRecord | null)[]> {
-    const byExternalId = requests.flatMap((r, k) => (r.input.external_id ? [{ k, siteId: r.siteId, externalId: r.input.external_id }] : []));
-    const found = await this.repo.idsByExternalIds(tenantId, byExternalId);
-    const ids: (string | undefined)[] = requests.map((r) => r.id);
-    byExternalId.forEach(({ k }, j) => (ids[k] = found[j] ?? (raced || requests[k].replace ? requests[k].id : undefined)));
+    // The product each external_id names: the caller's hint in a first round, else looked up.
+    const lookups = requests.flatMap((r, k) => (r.input.external_id && (raced || r.knownId === undefined) ? [{ k, siteId: r.siteId, externalId: r.input.external_id }] : []));
+    const found = await this.repo.idsByExternalIds(tenantId, lookups);
+    const named = requests.map((r) => (r.input.external_id ? r.knownId : undefined));
+    lookups.forEach(({ k }, j) => (named[k] = found[j]));
+    const ids = requests.map((r, k) => named[k] ?? (!r.input.external_id || raced || r.replace ? r.id : undefined));
     const wanted = ids.flatMap((id, k) => (id ? [{ k, id }] : []));
     const records = await this.repo.getMany(tenantId, wanted.map((w) => w.id));
     const out: (ProductRecord | null)[] = new Array(requests.length).fill(null);
