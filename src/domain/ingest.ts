@@ -72,6 +72,8 @@ export class IngestService {
   async run(tenantId: string, jobId: string): Promise<void> {
     const job = await this.jobs.get(tenantId, jobId);
     if (!job || job.status === 'completed') return;
+    // A job found running was begun by a worker that died: items it stored are skipped.
+    const resumed = job.status === 'running';
     await this.jobs.setStatus(tenantId, jobId, 'running');
     // The next chunk is read while this one is written.
     let next = this.jobs.chunk(tenantId, jobId, 0);
@@ -80,11 +82,18 @@ export class IngestService {
       if (!chunk) break;
       next = this.jobs.chunk(tenantId, jobId, n);
       next.catch(() => undefined); // awaited in the next turn; a failure must not go unhandled meanwhile
-      const outcomes = await this.writeChunk(tenantId, job, chunk);
+      const outcomes = await this.writeChunk(tenantId, job, resumed ? await this.notDone(tenantId, jobId, chunk) : chunk);
       const toEmbed = outcomes.filter((o) => o.embed);
       if (toEmbed.length > 0 && this.embed) await this.embed(tenantId, jobId, toEmbed.map((o) => ({ productId: o.id, thash: o.thash })));
     }
     await this.jobs.setStatus(tenantId, jobId, 'completed');
+  }
+
+  /** The items of a chunk that have no result yet. */
+  private async notDone(tenantId: string, jobId: string, chunk: ItemChunk): Promise<ItemChunk> {
+    const done = await this.jobs.done(tenantId, jobId, chunk.indexes);
+    const keep = (_: unknown, k: number) => !done[k];
+    return { indexes: chunk.indexes.filter(keep), ids: chunk.ids.filter(keep), externalIds: chunk.externalIds.filter(keep), lines: chunk.lines.filter(keep) };
   }
 
   /**

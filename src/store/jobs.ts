@@ -111,6 +111,13 @@ export class JobRepository {
     return raw === null ? null : decodeChunk(raw);
   }
 
+  /** Which of these item indexes already have a result (a resumed job skips them). */
+  async done(tenantId: string, id: string, indexes: number[]): Promise<boolean[]> {
+    if (indexes.length === 0) return [];
+    const values = await this.redis.hmget(keys.jobResults(tenantId, id), ...indexes.map(String));
+    return values.map((v) => v !== null);
+  }
+
   async setStatus(tenantId: string, id: string, status: JobRecord['status']): Promise<void> {
     const finished = status === 'completed' || status === 'failed';
     await this.redis.hset(keys.job(tenantId, id), { status, ...(finished ? { finished_at: new Date().toISOString() } : {}) });
