@@ -26,7 +26,11 @@ export const keys = {
   siteProducts: (t: string, siteId: string) => `${tenantPrefix(t)}:site:${siteId}:products`,
   /** external_id → product id within one site. */
   siteExternalIds: (t: string, siteId: string) => `${tenantPrefix(t)}:site:${siteId}:external-ids`,
-  /** A product: hash of doc (JSON), rev, site, ext, pext, sync, synced, texts, thash, estatus, emodel, v:<name>. */
+  /**
+   * A product: hash of doc (JSON), rev, pext (parent external_id), synced, estatus, thash (hash of
+   * the embedding texts), tsrc (the explicit ones, JSON), ih (digest of the bulk item last
+   * applied), emodel, v:<name> (vectors).
+   */
   product: (t: string, id: string) => `${tenantPrefix(t)}:product:${id}`,
   products: (t: string) => `${tenantPrefix(t)}:products`,
   productsByLanguage: (t: string, language: string) => `${tenantPrefix(t)}:products:language:${language}`,
