@@ -115,19 +115,18 @@ export interface UpsertRequest {
   input: ProductInput;
   source: string;
   /**
-   * The id of a new product (a retried bulk item creates the same product), or with `replace` the
-   * product this request replaces (PUT). Either way the product is found by it when the
-   * external_id finds none.
+   * The id of a new product (a retried bulk item creates the same product), or of the product a
+   * PUT replaces. The product is found by it when the external_id finds none.
    */
   id?: string;
-  replace?: boolean;
   jobItem?: JobItem;
   /** A bulk item's digest (see `settleUnchanged`), stored with the product. */
   ih?: string;
   /**
-   * The product its external_id named when the caller just looked (null: none), so that the
-   * first round need not look again. A stale hint is harmless: the write checks the revision and
-   * the external_id claim, and the retry looks afresh.
+   * The product this request is for, when the caller already knows (null: none yet): what its
+   * external_id named when the bulk worker just looked, or the product a PUT replaces. A first
+   * round takes it instead of looking the external_id up; a stale one is harmless, as the write
+   * checks the revision and the external_id claim, and the retry looks afresh.
    */
   knownId?: string | null;
 }
@@ -310,7 +309,8 @@ export class ProductService {
       const owner = await this.repo.idByExternalId(tenantId, record.doc.site_id, input.external_id);
       if (owner && owner !== id) throw new ConflictError(`Another product of this site has external_id '${input.external_id}'`);
     }
-    return this.upsert(tenantId, { siteId: record.doc.site_id, input, source, id, replace: true });
+    // The body's external_id names this product or none (checked above): the request is for `id`.
+    return this.upsert(tenantId, { siteId: record.doc.site_id, input, source, id, knownId: id });
   }
 
   async get(tenantId: string, id: string): Promise<ProductView> {
@@ -358,7 +358,7 @@ export class ProductService {
     const found = await this.repo.idsByExternalIds(tenantId, lookups);
     const named = requests.map((r) => (r.input.external_id ? r.knownId : undefined));
     lookups.forEach(({ k }, j) => (named[k] = found[j]));
-    const ids = requests.map((r, k) => named[k] ?? (!r.input.external_id || raced || r.replace ? r.id : undefined));
+    const ids = requests.map((r, k) => named[k] ?? (!r.input.external_id || raced ? r.id : undefined));
     const wanted = ids.flatMap((id, k) => (id ? [{ k, id }] : []));
     const records = await this.repo.getMany(tenantId, wanted.map((w) => w.id));
     const out: (ProductRecord | null)[] = new Array(requests.length).fill(null);
