@@ -24,7 +24,7 @@ import { SearchService } from './domain/search.js';
 import { noSearchRefresh, type SearchRefresh } from './domain/searchRefresh.js';
 import { createEmbedder } from './embed/index.js';
 import { QueryEmbedder } from './embed/queryEmbedder.js';
-import { createSearchEngine } from './search/index.js';
+import { createSearchEngine, projectionFor, resolveSearchEngine } from './search/index.js';
 import type { EngineProgress } from './search/engine.js';
 import { SiteService } from './domain/sites.js';
 import { TenantService, UserService } from './domain/tenants.js';
@@ -43,18 +43,25 @@ import { JobRepository } from './store/jobs.js';
 import { EntryRepository } from './store/knowledge.js';
 import { OAuthRepository } from './store/oauth.js';
 import { ProductRepository } from './store/products.js';
+import type { DocumentProjection } from './store/projection.js';
 import { SiteRepository } from './store/sites.js';
 import { ApiKeyRepository, TenantRepository, UserRepository } from './store/tenants.js';
 
 export const VERSION = '0.1.0';
 
-/** The services of one process, built on one Redis connection (queues only where jobs are sent). */
-export function createServices(
-  redis: Store,
-  queues: Partial<Queues> = {},
-  oauthLifetimes: OAuthLifetimes = DEFAULT_OAUTH_LIFETIMES,
-  searchRefresh: SearchRefresh = noSearchRefresh,
-) {
+export interface ServiceOptions {
+  /** Queues of the jobs this process sends (none: it sends none). */
+  queues?: Partial<Queues>;
+  oauthLifetimes?: OAuthLifetimes;
+  /** Read-your-writes hook of this process's search engine. */
+  searchRefresh?: SearchRefresh;
+  /** What document writes store for the search engine's index (src/search/index.ts projectionFor). */
+  projection?: DocumentProjection | null;
+}
+
+/** The services of one process, built on one Redis connection. */
+export function createServices(redis: Store, options: ServiceOptions = {}) {
+  const { queues = {}, oauthLifetimes = DEFAULT_OAUTH_LIFETIMES, searchRefresh = noSearchRefresh, projection = null } = options;
   const embedding: EmbeddingScheduler = queues.embed ?? noEmbedding;
   const tenants = new TenantService(new TenantRepository(redis));
   const users = new UserService(new UserRepository(redis));
@@ -64,7 +71,7 @@ export function createServices(
     await queues.maintenance.schedulePurge(tenantId, siteId);
   });
   const categories = new CategoryService(new CategoryRepository(redis));
-  const products = new ProductService(new ProductRepository(redis), embedding, searchRefresh);
+  const products = new ProductService(new ProductRepository(redis, projection), embedding, searchRefresh);
   const jobs = new JobRepository(redis);
   const ingest = new IngestService(
     jobs,
@@ -80,7 +87,7 @@ export function createServices(
         }
       : null,
   );
-  const entries = new EntryRepository(redis);
+  const entries = new EntryRepository(redis, projection);
   const knowledge = new KnowledgeService(entries, queues.embed ?? noEntryEmbedding, searchRefresh);
   const audit = new AuditLog(entries);
   const oauth = new OAuthService(new OAuthRepository(redis), apiKeys, oauthLifetimes);
@@ -122,8 +129,15 @@ export async function startServer(config: Config, redisUrl: string, log: Logger)
   await redis.connect();
   const queues = openQueues(redisUrl, config);
   const embedder = createEmbedder(config.embedding);
-  const engine = await createSearchEngine(redis, log, config.searchEngine, embedder);
-  const services = createServices(redis, queues, config.oauth, (tenantId, changed) => engine.refresh(tenantId, changed));
+  const engineKind = await resolveSearchEngine(redis, config.searchEngine);
+  const projection = projectionFor(engineKind);
+  const engine = createSearchEngine(engineKind, redis, log, {
+    embedder,
+    project: projection ? (tenantId) => queues.maintenance.scheduleProjection(tenantId, projection.version) : undefined,
+  });
+  const services = createServices(redis, {
+    queues, oauthLifetimes: config.oauth, searchRefresh: (tenantId, changed) => engine.refresh(tenantId, changed), projection,
+  });
   const search = new SearchService(engine, embedder ? new QueryEmbedder(embedder) : null, services.products, services.knowledge, services.sites);
   // The indexes build in the background: /readyz answers 503 with the progress until they are done.
   let searchProgress: EngineProgress = { tenants: 0, tenantsLoaded: 0, documents: 0 };

@@ -6,6 +6,8 @@ import { createEmbedder } from '../src/embed/index.js';
 import type { Logger } from '../src/log.js';
 import { queueConnection } from '../src/queue/connection.js';
 import { ProductRepository } from '../src/store/products.js';
+import { ProjectionBackfill } from '../src/store/projectionBackfill.js';
+import { projectionFor, resolveSearchEngine } from '../src/search/index.js';
 import { connectRedis } from '../src/store/redis.js';
 import { VectorRepository } from '../src/store/vectors.js';
 import { embedWorker } from './embed.js';
@@ -29,12 +31,17 @@ export async function startWorkers(config: Config, redisUrl: string, log: Logger
   await redis.connect();
   // Ingest schedules embeddings: the worker process sends jobs as well as taking them.
   const queues = openQueues(redisUrl, config);
-  const services = createServices(redis, queues);
+  // Documents written here carry the projection of the engine that serves search on this server.
+  const projection = projectionFor(await resolveSearchEngine(redis, config.searchEngine));
+  const services = createServices(redis, { queues, projection });
   // BullMQ leaves a connection it was handed open on close: we own it and close it.
   const connection = queueConnection(redisUrl);
   const wanted = new Set(config.workerQueues);
   const workers: Worker[] = [];
-  if (wanted.has('maintenance')) workers.push(maintenanceWorker(connection, new ProductRepository(redis), config.workerConcurrency, log));
+  if (wanted.has('maintenance')) {
+    const backfill = projection ? new ProjectionBackfill(redis, projection) : null;
+    workers.push(maintenanceWorker(connection, { products: new ProductRepository(redis, projection), backfill, concurrency: config.workerConcurrency, log }));
+  }
   if (wanted.has('ingest')) {
     workers.push(ingestWorker(connection, services.ingest, services.jobs, config.workerConcurrency, log, config.ingestLockMs));
   }

@@ -5,8 +5,17 @@ import type { Redis } from 'ioredis';
 import { QUEUE_PREFIX } from '../src/queue/connection.js';
 import { MAINTENANCE_QUEUE, type MaintenanceJob } from '../src/queue/maintenance.js';
 import type { ProductRepository } from '../src/store/products.js';
+import type { ProjectionBackfill } from '../src/store/projectionBackfill.js';
 
-export function maintenanceWorker(connection: Redis, products: ProductRepository, concurrency: number, log: Logger): Worker<MaintenanceJob> {
+export interface MaintenanceWorkerOptions {
+  products: ProductRepository;
+  /** Writes search projections; null where search needs none (the built-in engine). */
+  backfill: ProjectionBackfill | null;
+  concurrency: number;
+  log: Logger;
+}
+
+export function maintenanceWorker(connection: Redis, { products, backfill, concurrency, log }: MaintenanceWorkerOptions): Worker<MaintenanceJob> {
   const worker = new Worker<MaintenanceJob>(
     MAINTENANCE_QUEUE,
     async (job: Job<MaintenanceJob>) => {
@@ -15,6 +24,13 @@ export function maintenanceWorker(connection: Redis, products: ProductRepository
           const purged = await products.purgeSite(job.data.tenantId, job.data.siteId);
           log.info({ job: job.id, tenant: job.data.tenantId, site: job.data.siteId, purged }, 'site purged');
           return { purged };
+        }
+        case 'project-search': {
+          if (!backfill) throw new Error('this worker writes no search projection (its search engine is not the Redis Query Engine)');
+          if (await backfill.done(job.data.tenantId)) return { skipped: true };
+          const projected = await backfill.run(job.data.tenantId);
+          log.info({ job: job.id, tenant: job.data.tenantId, ...projected }, 'search projection written');
+          return projected;
         }
       }
     },

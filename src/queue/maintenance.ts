@@ -5,7 +5,10 @@ import { newQueue } from './connection.js';
 
 export const MAINTENANCE_QUEUE = 'maintenance';
 
-export type MaintenanceJob = { kind: 'purge-site'; tenantId: string; siteId: string };
+export type MaintenanceJob =
+  | { kind: 'purge-site'; tenantId: string; siteId: string }
+  /** Write the search projection of a tenant's documents stored without it (store/projectionBackfill.ts). */
+  | { kind: 'project-search'; tenantId: string; version: string };
 
 export class MaintenanceQueue {
   private readonly queue: Queue<MaintenanceJob>;
@@ -19,6 +22,11 @@ export class MaintenanceQueue {
   /** Idempotent: one purge job per site, whatever the number of calls. */
   async schedulePurge(tenantId: string, siteId: string): Promise<void> {
     await this.queue.add('purge-site', { kind: 'purge-site', tenantId, siteId }, { jobId: `purge-site.${tenantId}.${siteId}` });
+  }
+
+  /** Idempotent: one projection job per tenant and projection version. */
+  async scheduleProjection(tenantId: string, version: string): Promise<void> {
+    await this.queue.add('project-search', { kind: 'project-search', tenantId, version }, { jobId: `project-search.${tenantId}.${version}` });
   }
 
   async close(): Promise<void> {

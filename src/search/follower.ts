@@ -4,9 +4,10 @@
 // harmless and the order of stream entries within a batch does not matter.
 import type { Logger } from '../log.js';
 import { keys } from '../store/keys.js';
-import type { StoredEntry } from '../store/knowledge.js';
+import { allEntryIds, type StoredEntry } from '../store/knowledge.js';
 import type { StoredProduct } from '../store/products.js';
 import type { Store } from '../store/redis.js';
+import { vectorField } from '../store/vectors.js';
 import type { DocumentRef, EngineProgress } from './engine.js';
 
 /** Raw vectors of a document (float32 bytes), only those of the engine's model. */
@@ -28,8 +29,8 @@ export interface FollowerSink {
   reset(tenantId: string): Promise<void> | void;
 }
 
-const PRODUCT_FIELDS = ['doc', 'pext', 'emodel', 'v:description', 'v:anchor', 'rev'] as const;
-const ENTRY_FIELDS = ['doc', 'emodel', 'v:content', 'v:anchor', 'rev'] as const;
+/** The vectors search uses: a product's description vector, an entry's content vector, and the anchor. */
+const CONTENT_VECTOR = { product: 'description', entry: 'content' } as const;
 /** Revisions applied by refresh and not yet passed by the tail, per tenant, at most (then forgotten). */
 const MAX_REFRESHED = 10_000;
 const LOAD_BATCH = 500;
@@ -47,6 +48,8 @@ interface TenantState {
 export class ChangeFollower {
   /** Tenant → its state (once its initial read is done). */
   private readonly tenants = new Map<string, Promise<TenantState>>();
+  /** Hash fields read per kind: the document, (products) the parent external_id, the vectors of the model, rev. */
+  private readonly fields: Record<DocumentRef['kind'], string[]>;
   private tailer: Store | null = null;
   private closed = false;
   private tailing: Promise<void> | null = null;
@@ -57,7 +60,10 @@ export class ChangeFollower {
     private readonly sink: FollowerSink,
     /** Vectors of this model are read (null: none). */
     private readonly modelId: string | null,
-  ) {}
+  ) {
+    const vectors = (kind: DocumentRef['kind']) => (modelId ? [vectorField(modelId, CONTENT_VECTOR[kind]), vectorField(modelId, 'anchor')] : []);
+    this.fields = { product: ['doc', 'pext', ...vectors('product'), 'rev'], entry: ['doc', ...vectors('entry'), 'rev'] };
+  }
 
   /** Reads every tenant, then follows the change streams. */
   async start(onProgress?: (p: EngineProgress) => void): Promise<void> {
@@ -109,7 +115,7 @@ export class ChangeFollower {
     const last = await this.redis.xrevrange(keys.changes(tenantId), '+', '-', 'COUNT', 1);
     const position = last[0]?.[0] ?? '0-0';
     const productIds = await this.redis.zrange(keys.products(tenantId), '0', '-1');
-    const entryIds = await this.entryIds(tenantId);
+    const entryIds = await allEntryIds(this.redis, tenantId);
     const refs: DocumentRef[] = [
       ...productIds.map((id) => ({ kind: 'product' as const, id })),
       ...entryIds.map((id) => ({ kind: 'entry' as const, id })),
@@ -120,18 +126,6 @@ export class ChangeFollower {
     }
     this.log.info({ tenantId, products: productIds.length, entries: entryIds.length }, 'search documents read');
     return { position, refreshed: new Map() };
-  }
-
-  /** Every entry: the shared ones (all sit in the restricted ceiling set) and each owner's personal ones. */
-  private async entryIds(tenantId: string): Promise<string[]> {
-    const ids = new Set(await this.redis.zrange(keys.entriesByCeiling(tenantId, 'restricted'), '0', '-1'));
-    let cursor = '0';
-    do {
-      const [next, found] = await this.redis.scan(cursor, 'MATCH', keys.entriesByOwner(tenantId, '*'), 'COUNT', 1000);
-      cursor = next;
-      for (const key of found) for (const id of await this.redis.zrange(key, '0', '-1')) ids.add(id);
-    } while (cursor !== '0');
-    return [...ids];
   }
 
   /**
@@ -162,7 +156,9 @@ export class ChangeFollower {
     for (const kind of ['product', 'entry'] as const) {
       const ids = [...new Set(refs.filter((r) => r.kind === kind).map((r) => r.id))];
       if (ids.length === 0) continue;
-      const fields = kind === 'product' ? PRODUCT_FIELDS : ENTRY_FIELDS;
+      const fields = this.fields[kind];
+      // Where the vectors are in `fields` (after doc, and pext for products).
+      const at = kind === 'product' ? 2 : 1;
       const hashKeys = ids.map((id) => (kind === 'product' ? keys.product(tenantId, id) : keys.entry(tenantId, id)));
       const flat = await this.redis.readHashesBuffer(hashKeys.length, ...hashKeys, ...fields);
       ids.forEach((id, i) => {
@@ -174,10 +170,10 @@ export class ChangeFollower {
             kind, id,
             product: v[0] ? (JSON.parse(v[0].toString()) as StoredProduct) : null,
             parentExternalId: v[1]?.toString() || null,
-            vectors: this.vectors(v[2], v[3], v[4]),
+            vectors: this.vectors(v, at),
           });
         } else {
-          docs.push({ kind, id, entry: v[0] ? (JSON.parse(v[0].toString()) as StoredEntry) : null, vectors: this.vectors(v[1], v[2], v[3]) });
+          docs.push({ kind, id, entry: v[0] ? (JSON.parse(v[0].toString()) as StoredEntry) : null, vectors: this.vectors(v, at) });
         }
       });
     }
@@ -185,8 +181,10 @@ export class ChangeFollower {
     return revisions;
   }
 
-  private vectors(model: Buffer | null, content: Buffer | null, anchor: Buffer | null): RawVectors {
-    if (!this.modelId || model?.toString() !== this.modelId) return {};
+  /** The model's content and anchor vectors, read at position `at` of a document's values. */
+  private vectors(values: (Buffer | null)[], at: number): RawVectors {
+    if (!this.modelId) return {};
+    const [content, anchor] = [values[at], values[at + 1]];
     return { content: content?.length ? content : undefined, anchor: anchor?.length ? anchor : undefined };
   }
 

@@ -27,11 +27,19 @@ export const keys = {
   /** external_id → product id within one site. */
   siteExternalIds: (t: string, siteId: string) => `${tenantPrefix(t)}:site:${siteId}:external-ids`,
   /**
-   * A product: hash of doc (JSON), rev, pext (parent external_id), synced, estatus, thash (hash of
-   * the embedding texts), tsrc (the explicit ones, JSON), ih (digest of the bulk item last
-   * applied), emodel, v:<name> (vectors).
+   * A product: hash of doc (JSON), rev, pext (parent external_id), estatus, thash (hash of the
+   * embedding texts), tsrc (the explicit ones, JSON), emodel (model of the last vectors stored),
+   * v:<model>:<name> (vectors, store/vectors.ts), and with the Redis Query Engine its search
+   * fields f:* (store/projection.ts). A sync that changes nothing writes none of it.
    */
   product: (t: string, id: string) => `${tenantPrefix(t)}:product:${id}`,
+  /**
+   * Sync bookkeeping of the tenant's products, kept out of their hashes so that a sync that
+   * changes nothing never makes a search index over the hashes re-index them: product id → last
+   * sync time, and product id → digest of the bulk item last applied (ih).
+   */
+  productsSynced: (t: string) => `${tenantPrefix(t)}:products:synced`,
+  productsItemDigests: (t: string) => `${tenantPrefix(t)}:products:item-digests`,
   products: (t: string) => `${tenantPrefix(t)}:products`,
   productsByLanguage: (t: string, language: string) => `${tenantPrefix(t)}:products:language:${language}`,
   productsByCategory: (t: string, category: string) => `${tenantPrefix(t)}:products:category:${encodeURIComponent(category)}`,
@@ -52,7 +60,7 @@ export const keys = {
   /** Knowledge entries filed under a category (zset, score = created ms). */
   categoryEntries: (t: string, id: string) => `${tenantPrefix(t)}:category:${id}:entries`,
 
-  /** A knowledge entry: hash of doc (JSON), rev (= version), texts, thash, estatus, emodel, v:<name>. */
+  /** A knowledge entry: hash of doc (JSON), rev (= version), texts, thash, estatus, emodel, v:<model>:<name>. */
   entry: (t: string, id: string) => `${tenantPrefix(t)}:entry:${id}`,
   /** Non-personal entries by visibility; personal ones by owner. Scores are created ms. */
   entriesByVisibility: (t: string, visibility: string) => `${tenantPrefix(t)}:entries:visibility:${visibility}`,
@@ -81,6 +89,13 @@ export const keys = {
   oauthAccessToken: (t: string, digest: string) => `${tenantPrefix(t)}:oauth:at:${digest}`,
   /** A refresh token by the SHA-256 of the token: hash of doc (JSON) and state (active|rotated). */
   oauthRefreshToken: (t: string, digest: string) => `${tenantPrefix(t)}:oauth:rt:${digest}`,
+
+  /** Sites deleted whose products are still being purged: search leaves them out meanwhile. */
+  sitesPurging: (t: string) => `${tenantPrefix(t)}:sites:purging`,
+  /** A Redis Query Engine index of the tenant (`products` or `entries`, with layout version and model). */
+  searchIndex: (t: string, name: string) => `${tenantPrefix(t)}:ft:${name}`,
+  /** The search projection version every document of the tenant carries (absent: not projected yet). */
+  searchProjection: (t: string) => `${tenantPrefix(t)}:ft:projection`,
 
   /** The tenant's audit log, and the recent events of one entity. */
   audit: (t: string) => `${tenantPrefix(t)}:audit`,

@@ -2,6 +2,7 @@
 // index, and the audit log; pages for any filter combination come from one MULTI.
 import { randomUUID } from 'node:crypto';
 import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
+import type { DocumentProjection } from './projection.js';
 import { readHashes, type Store } from './redis.js';
 
 export interface StoredEntry {
@@ -83,6 +84,18 @@ function toRecord(values: (string | null)[]): EntryRecord | null {
   return { doc: JSON.parse(doc) as StoredEntry, version: Number(rev), embeddingStatus: estatus ?? 'pending', embeddingModel: emodel || null, thash: thash ?? '' };
 }
 
+/** Every entry of a tenant: the shared ones (all sit in the restricted ceiling set) and each owner's personal ones. */
+export async function allEntryIds(redis: Store, tenantId: string): Promise<string[]> {
+  const ids = new Set(await redis.zrange(keys.entriesByCeiling(tenantId, 'restricted'), '0', '-1'));
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', keys.entriesByOwner(tenantId, '*'), 'COUNT', 1000);
+    cursor = next;
+    for (const key of found) for (const id of await redis.zrange(key, '0', '-1')) ids.add(id);
+  } while (cursor !== '0');
+  return [...ids];
+}
+
 /** What a list may contain: one visibility set (a ceiling, or a single visibility), the caller's
  * own personal entries, filters, expiry. */
 export interface EntryPageQuery {
@@ -100,7 +113,11 @@ export interface EntryPageQuery {
 }
 
 export class EntryRepository {
-  constructor(private readonly redis: Store) {}
+  constructor(
+    private readonly redis: Store,
+    /** Search fields written with each entry (the Redis Query Engine's); null: none. */
+    private readonly projection: DocumentProjection | null = null,
+  ) {}
 
   async get(tenantId: string, id: string): Promise<EntryRecord | null> {
     return toRecord(await this.redis.hmget(keys.entry(tenantId, id), ...RECORD_FIELDS));
@@ -127,7 +144,7 @@ export class EntryRepository {
       allKeys.length, ...allKeys,
       doc.id, previous ? String(previous.version) : '', Date.parse(doc.created_at), leave.length, expires === null ? '' : expires,
       previous ? 'update' : 'create', actor.userId ?? '', actor.credentialId ?? '', actor.clientId ?? '', actor.source, CHANGE_STREAM_MAXLEN,
-      'doc', JSON.stringify(doc), ...textFields,
+      'doc', JSON.stringify(doc), ...textFields, ...(this.projection?.entry(doc) ?? []),
     );
     if (code === 1) return { kind: 'ok', version: version! };
     return { kind: code === -1 ? 'no_category' : 'stale' };

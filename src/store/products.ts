@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
+import type { DocumentProjection } from './projection.js';
 import type { Store } from './redis.js';
 
 /** A product's stored fields (the response less what is derived at read time). */
@@ -89,7 +90,7 @@ export interface JobItem {
   index: number;
 }
 
-/** A sync that changed nothing, recorded only while `field` of the product still holds `expected`. */
+/** A sync that changed nothing, recorded only while the product's `rev` or item digest (`ih`) still is `expected`. */
 export interface ProductTouch {
   id: string;
   field: 'rev' | 'ih';
@@ -148,10 +149,10 @@ export type WriteOutcome =
   | { kind: 'external_id_taken'; ownerId: string }
   | { kind: 'translation_group'; groupId: string };
 
-const RECORD_FIELDS = ['doc', 'rev', 'pext', 'thash', 'synced', 'estatus'] as const;
+const RECORD_FIELDS = ['doc', 'rev', 'pext', 'thash', 'estatus'] as const;
 
-function toRecord(values: (string | null)[]): ProductRecord | null {
-  const [doc, rev, pext, thash, synced, estatus] = values;
+function toRecord(values: (string | null)[], synced: string | null): ProductRecord | null {
+  const [doc, rev, pext, thash, estatus] = values;
   if (doc === null || rev === null) return null;
   return { doc: JSON.parse(doc) as StoredProduct, rev, parentExternalId: pext || null, thash: thash ?? '', synced, embeddingStatus: estatus ?? 'pending' };
 }
@@ -163,7 +164,11 @@ export interface ProductFilter {
 }
 
 export class ProductRepository {
-  constructor(private readonly redis: Store) {}
+  constructor(
+    private readonly redis: Store,
+    /** Search fields written with each product (the Redis Query Engine's); null: none. */
+    private readonly projection: DocumentProjection | null = null,
+  ) {}
 
   idByExternalId(tenantId: string, siteId: string, externalId: string): Promise<string | null> {
     return this.redis.hget(keys.siteExternalIds(tenantId, siteId), externalId);
@@ -198,7 +203,7 @@ export class ProductRepository {
   }
 
   async get(tenantId: string, id: string): Promise<ProductRecord | null> {
-    return toRecord(await this.redis.hmget(keys.product(tenantId, id), ...RECORD_FIELDS));
+    return (await this.getMany(tenantId, [id]))[0];
   }
 
   /** Records of many products in one round trip (null where missing). */
@@ -206,11 +211,11 @@ export class ProductRepository {
     if (ids.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hmget(keys.product(tenantId, id), ...RECORD_FIELDS);
+    pipeline.hmget(keys.productsSynced(tenantId), ...ids);
     const results = (await pipeline.exec()) ?? [];
-    return results.map(([error, values]) => {
-      if (error) throw error;
-      return toRecord(values as (string | null)[]);
-    });
+    for (const [error] of results) if (error) throw error;
+    const synced = results[ids.length][1] as (string | null)[];
+    return ids.map((_, i) => toRecord(results[i][1] as (string | null)[], synced[i]));
   }
 
   /** Parent product ids for (site, parent external_id) pairs, resolved now: a parent may arrive after its variants. */
@@ -241,6 +246,7 @@ export class ProductRepository {
       for (let start = 0; start < group.length; start += WRITE_BATCH) {
         const table = new KeyTable([
           keys.changes(t), keys.translationGroups(t), keys.products(t), keys.siteProducts(t, siteId), keys.siteExternalIds(t, siteId),
+          keys.productsSynced(t), keys.productsItemDigests(t),
           ...(job ? [keys.jobResults(t, job.jobId), keys.jobCounts(t, job.jobId)] : []),
         ]);
         // The position of each list index's key, worked out once per call.
@@ -266,6 +272,8 @@ export class ProductRepository {
             leave.join(','), w.jobItem?.index ?? '', JSON.stringify(doc), w.parentExternalId ?? '', w.embeddingStatus,
             w.textSources ? w.thash : '', w.textSources && Object.keys(w.textSources).length > 0 ? JSON.stringify(w.textSources) : '', w.ih ?? '',
           );
+          const projected = this.projection?.product(doc, w.parentExternalId) ?? [];
+          args.push(projected.length / 2, ...projected);
         }
         (pipeline as unknown as Store).writeProducts(table.keys.length, ...table.keys, ...args);
       }
@@ -301,12 +309,12 @@ export class ProductRepository {
     for (const group of groupBy(touches, (touch) => touch.jobItem?.jobId ?? '')) {
       const job = touches[group[0]].jobItem;
       for (let start = 0; start < group.length; start += WRITE_BATCH) {
-        const table = new KeyTable(job ? [keys.jobResults(t, job.jobId), keys.jobCounts(t, job.jobId)] : []);
+        const table = new KeyTable([keys.productsSynced(t), keys.productsItemDigests(t), ...(job ? [keys.jobResults(t, job.jobId), keys.jobCounts(t, job.jobId)] : [])]);
         const args: (string | number)[] = [synced, job ? '1' : '0'];
         for (const k of group.slice(start, start + WRITE_BATCH)) {
           const { id, field, expected, ih, jobItem } = touches[k];
           order.push(k);
-          args.push(table.ref(keys.product(t, id)), field, expected, ih ?? '', jobItem?.index ?? '');
+          args.push(table.ref(keys.product(t, id)), id, field, expected, ih ?? '', jobItem?.index ?? '');
         }
         (pipeline as unknown as Store).touchProducts(table.keys.length, ...table.keys, ...args);
       }
@@ -325,7 +333,7 @@ export class ProductRepository {
     const result = await this.redis.deleteProduct(
       keys.product(t, doc.id), keys.siteExternalIds(t, doc.site_id), keys.products(t), keys.siteProducts(t, doc.site_id),
       keys.productsByLanguage(t, doc.language), doc.category !== null ? keys.productsByCategory(t, doc.category) : keys.products(t),
-      keys.changes(t),
+      keys.changes(t), keys.productsSynced(t), keys.productsItemDigests(t),
       doc.id, doc.external_id ?? '', doc.category !== null ? '1' : '0', CHANGE_STREAM_MAXLEN,
     );
     return result === 1;
@@ -343,6 +351,7 @@ export class ProductRepository {
       purged += ids.length;
     }
     await this.redis.unlink(index, keys.siteExternalIds(tenantId, siteId));
+    await this.redis.srem(keys.sitesPurging(tenantId), siteId);
     return purged;
   }
 

@@ -24,6 +24,7 @@ export interface ScriptCommands {
   writeEntry(numberOfKeys: number, ...args: (string | number)[]): Promise<[number, number?]>;
   deleteEntry(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
   pageEntries(numberOfKeys: number, ...args: (string | number)[]): Promise<(number | string)[]>;
+  projectDocuments(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
   readHashes(numberOfKeys: number, ...args: string[]): Promise<(string | null)[]>;
   readHashesBuffer(numberOfKeys: number, ...args: string[]): Promise<(Buffer | null)[]>;
 }

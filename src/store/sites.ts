@@ -43,7 +43,7 @@ export class SiteRepository {
   async delete(site: StoredSite): Promise<boolean> {
     const t = site.tenant_id;
     const result = await this.redis.deleteSite(
-      keys.site(t, site.id), keys.sites(t), keys.siteSlugs(t), keys.defaultSite(t), keys.changes(t),
+      keys.site(t, site.id), keys.sites(t), keys.siteSlugs(t), keys.defaultSite(t), keys.changes(t), keys.sitesPurging(t),
       site.id, site.slug, CHANGE_STREAM_MAXLEN,
     );
     return result === 1;

@@ -15,6 +15,13 @@ export interface VectorTarget {
 const docKey = (tenantId: string, target: VectorTarget) =>
   target.kind === 'entry' ? keys.entry(tenantId, target.id) : keys.product(tenantId, target.id);
 
+/**
+ * The hash field of one vector of a document: named by model, so that vectors of another model
+ * (before a change of model is re-embedded) never stand in for this one's, and an index over the
+ * documents (the Redis Query Engine's) reads only vectors of its own model and dimension.
+ */
+export const vectorField = (model: string, name: string): string => `v:${model}:${name}`;
+
 const CACHE_TTL_SECONDS = 30 * 24 * 3600;
 export const textKey = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -49,7 +56,7 @@ export class VectorRepository {
 
   /** Stores the vectors if the document's texts are still those they were computed for. */
   async store(tenantId: string, target: VectorTarget, thash: string, model: string, vectors: Record<string, Float32Array | null>): Promise<boolean> {
-    const pairs = Object.entries(vectors).flatMap(([name, v]) => [`v:${name}`, v ? toBytes(v) : '']);
+    const pairs = Object.entries(vectors).flatMap(([name, v]) => [vectorField(model, name), v ? toBytes(v) : '']);
     const key = docKey(tenantId, target);
     return (await this.redis.storeVectors(key, keys.changes(tenantId), thash, model, target.kind, target.id, CHANGE_STREAM_MAXLEN, ...pairs)) === 1;
   }

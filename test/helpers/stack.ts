@@ -55,12 +55,35 @@ export interface Stack {
 }
 
 let tenantCounter = 0;
+/** Tenant slugs unique across runs: a shared server (KCS_TEST_REDIS_URL) keeps the tenants of earlier runs. */
+const runTag = `${process.pid.toString(36)}${Date.now().toString(36)}`;
 
-/** `workers: false` leaves the queues to workers the test runs itself (e.g. a `kcs worker` process). */
-export async function startStack(env: Record<string, string> = {}, options: { workers?: boolean } = {}): Promise<Stack> {
-  const dir = mkdtempSync(join(tmpdir(), 'kcs-test-'));
+/**
+ * The Redis a stack runs on: a private redis-server, or the server at KCS_TEST_REDIS_URL when set
+ * (`npm run test:rqe` points it at a server with the Query Engine; tests then use fresh tenants
+ * there and touch nothing else).
+ */
+async function stackRedis(dir: string, url?: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const shared = url ?? process.env.KCS_TEST_REDIS_URL;
+  if (shared) return { url: shared, stop: async () => undefined };
   const redis: EmbeddedRedis = await startEmbeddedRedis(dir, { persist: false });
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', KCS_DATA_DIR: dir, KCS_SHUTDOWN_GRACE_MS: '2000', ...env });
+  return { url: redis.url, stop: () => redis.stop() };
+}
+
+/** Settings a run gives every stack: the search engine (`npm run test:rqe` asks for the Redis Query Engine). */
+const runEnv = (): Record<string, string> => (process.env.KCS_SEARCH_ENGINE ? { KCS_SEARCH_ENGINE: process.env.KCS_SEARCH_ENGINE } : {});
+
+export interface StackOptions {
+  /** false leaves the queues to workers the test runs itself (e.g. a `kcs worker` process). */
+  workers?: boolean;
+  /** A Redis server to share (fresh tenants only) instead of a private one. */
+  redisUrl?: string;
+}
+
+export async function startStack(env: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
+  const dir = mkdtempSync(join(tmpdir(), 'kcs-test-'));
+  const redis = await stackRedis(dir, options.redisUrl);
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', KCS_DATA_DIR: dir, KCS_SHUTDOWN_GRACE_MS: '2000', ...runEnv(), ...env });
   const log = createLogger(config.logLevel, 'kcs-test');
   const server: RunningServer = await startServer(config, redis.url, log);
   const workers: RunningWorkers | null = options.workers === false ? null : await startWorkers(config, redis.url, log);
@@ -100,7 +123,7 @@ export async function startStack(env: Record<string, string> = {}, options: { wo
     redisUrl: redis.url,
     services: server.services,
     request,
-    async tenant(slug = `t${process.pid}x${++tenantCounter}`) {
+    async tenant(slug = `t${runTag}x${++tenantCounter}`) {
       const { tenants, users, apiKeys } = server.services;
       const tenant = await tenants.create(slug, `Tenant ${slug}`);
       const user = await users.create(tenant.id, `admin@${slug}.test`, 'Admin');

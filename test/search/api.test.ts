@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { assert422, assertError, assertInsufficientScope } from '../helpers/assertions.js';
 import { startStack, type HttpResult, type Stack, type TenantFixture } from '../helpers/stack.js';
 import {
-  CATALOGUE, DE_KEYS, EN_KEYS, SEARCH_KNOWLEDGE, SEARCH_PRODUCTS,
+  CATALOGUE, DE_KEYS, EN_KEYS, EXPECTED_ENGINE, SEARCH_KNOWLEDGE, SEARCH_PRODUCTS,
   createSiteHttp, relatedEntriesPath, relatedProductsPath, searchHttp, searchIds, sorted, upsertHttp, writeCatalogueHttp,
 } from './fixtures.js';
 
@@ -118,7 +118,7 @@ describe('POST /api/knowledge/search/products', () => {
     });
     assert.equal(mode, 'keyword', 'hybrid (the default) falls back to keyword without an embedder');
     assert.equal(semantic_fallback, EMBEDDING_OFF);
-    assert.equal(engine, 'builtin');
+    assert.equal(engine, EXPECTED_ENGINE);
     assert.equal(typeof took_ms, 'number');
     assert.ok(took_ms >= 0 && took_ms < 5000, String(took_ms));
   });
@@ -258,7 +258,7 @@ describe('GET /api/knowledge/products/{id}/related', () => {
     assert.deepEqual(res.body.facets, {});
     assert.equal(res.body.mode, 'semantic');
     assert.equal(res.body.semantic_fallback, EMBEDDING_OFF);
-    assert.equal(res.body.engine, 'builtin');
+    assert.equal(res.body.engine, EXPECTED_ENGINE);
     assert.equal((await s.t.request('GET', relatedProductsPath(s.product.shoes.id.toUpperCase()))).status, 200, 'the id is case-insensitive');
   });
 
@@ -305,7 +305,7 @@ describe('POST /api/knowledge/search/knowledge', () => {
     assert.deepEqual(res.body.facets, {});
     assert.equal(res.body.mode, 'keyword');
     assert.equal(res.body.semantic_fallback, EMBEDDING_OFF);
-    assert.equal(res.body.engine, 'builtin');
+    assert.equal(res.body.engine, EXPECTED_ENGINE);
   });
 
   test('a hit carries exactly id, score, ranks and entry (no internal fields)', async () => {

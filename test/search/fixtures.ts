@@ -7,16 +7,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServices, type Services } from '../../src/app.js';
-import { DEFAULT_OAUTH_LIFETIMES } from '../../src/config.js';
 import type { Caller } from '../../src/domain/knowledge.js';
 import type { ProductInput } from '../../src/domain/products.js';
 import { noSearchRefresh, type SearchRefresh } from '../../src/domain/searchRefresh.js';
 import type { EntryAccess, Hit, ProductFilters, ProductSearch, KnowledgeSearch, EntryFilters } from '../../src/search/engine.js';
 import { startEmbeddedRedis } from '../../src/store/embeddedRedis.js';
 import { keys } from '../../src/store/keys.js';
+import type { DocumentProjection } from '../../src/store/projection.js';
 import { connectRedis, type Store } from '../../src/store/redis.js';
 import { VectorRepository } from '../../src/store/vectors.js';
 import type { HttpResult, TenantFixture } from '../helpers/stack.js';
+
+/** The engine a stack of this run serves search with: the built-in one, or the Query Engine under `npm run test:rqe`. */
+export const EXPECTED_ENGINE = process.env.KCS_SEARCH_ENGINE === 'redis' ? 'redis-query-engine' : 'builtin';
 
 // ---- vectors ------------------------------------------------------------------------------------
 
@@ -101,11 +104,14 @@ export interface Domain {
   close(): void;
 }
 
-/** The real services on their own connection; `refresh` is the read-your-writes hook (none: another process). */
-export async function openDomain(url: string, refresh: SearchRefresh = noSearchRefresh): Promise<Domain> {
+/**
+ * The real services on their own connection; `refresh` is the read-your-writes hook (none: another
+ * process), `projection` what writes store for the engine under test.
+ */
+export async function openDomain(url: string, refresh: SearchRefresh = noSearchRefresh, projection: DocumentProjection | null = null): Promise<Domain> {
   const redis = connectRedis(url);
   await redis.connect();
-  const services = createServices(redis, {}, DEFAULT_OAUTH_LIFETIMES, refresh);
+  const services = createServices(redis, { searchRefresh: refresh, projection });
   return { redis, services, close: () => redis.disconnect() };
 }
 
@@ -122,7 +128,7 @@ export interface ProductSpec {
   key: string;
   site: 'en' | 'de';
   body: ProductInput;
-  /** Description vector (v:description) and similarity anchor vector (v:anchor), when embedded. */
+  /** Description vector and similarity anchor vector, when embedded. */
   vector?: Float32Array;
   anchor?: Float32Array;
 }

@@ -1,45 +1,49 @@
 // The SearchEngine contract against the Redis Query Engine adapter. It needs a server with the search
 // module (Redis Stack, Redis 8) at REDIS_URL; without one the suite is reported as skipped. The
 // documents go to that server under fresh tenants (nothing else there is touched or flushed).
+//
+// The adapter must not depend on the protocol its connection speaks: the suite runs over RESP3 as
+// ioredis delivers it by default (maps flattened to arrays), over RESP2, and over RESP3 with maps as
+// objects (ioredis's `replyMapping: 'resp3'`).
 import { test } from 'node:test';
-import type { Logger } from '../../src/log.js';
-import type { SearchEngine } from '../../src/search/engine.js';
-import { connectRedis, type Store } from '../../src/store/redis.js';
+import type { RedisOptions } from 'ioredis';
+import { connectRedis } from '../../src/store/redis.js';
+import { searchModuleAt, SKIP_WITHOUT_QUERY_ENGINE } from '../helpers/queryEngine.js';
 import { searchEngineContract } from './contract.js';
 
-const SKIP = 'Redis Query Engine not available: set REDIS_URL to a Redis Stack / Redis 8 server to run these';
 const url = process.env.REDIS_URL;
 
-/** True when the server at `url` lists the search module or answers FT._LIST. */
-async function hasSearchModule(url: string): Promise<boolean> {
-  const redis = connectRedis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
-  try {
-    await redis.connect();
-    const modules = (await redis.call('MODULE', 'LIST').catch(() => [])) as unknown[];
-    const names = modules.map((m) => {
-      const fields = m as unknown[];
-      const at = fields.findIndex((f) => String(f) === 'name');
-      return String(at >= 0 ? fields[at + 1] : '').toLowerCase();
-    });
-    if (names.some((n) => n === 'search' || n === 'ft' || n.includes('search'))) return true;
-    return await redis.call('FT._LIST').then(() => true, () => false);
-  } catch {
-    return false;
-  } finally {
-    redis.disconnect();
-  }
-}
+const CONNECTIONS: { name: string; options: RedisOptions }[] = [
+  { name: 'RESP3 (ioredis default)', options: {} },
+  { name: 'RESP2', options: { protocol: 2 } },
+  { name: 'RESP3, maps as objects', options: { protocol: 3, replyMapping: 'resp3' } },
+];
 
-if (url && (await hasSearchModule(url))) {
+if (url && (await searchModuleAt(url))) {
   // Imported only here: the adapter is optional for the rest of the suite.
-  const { RedisQueryEngine } = (await import('../../src/search/redisQuery.js')) as {
-    RedisQueryEngine: new (redis: Store, log: Logger, options: { modelId: string | null; dimension: number | null }) => SearchEngine;
-  };
-  searchEngineContract({
-    name: 'redis-query-engine',
-    redis: async () => ({ url, stop: async () => undefined }),
-    create: (redis, log, options) => new RedisQueryEngine(redis, log, options),
-  });
+  const { RedisQueryEngine } = await import('../../src/search/redisQuery/engine.js');
+  const { queryEngineProjection } = await import('../../src/search/redisQuery/projection.js');
+  const { ProjectionBackfill } = await import('../../src/store/projectionBackfill.js');
+  for (const connection of CONNECTIONS) {
+    searchEngineContract({
+      name: `redis-query-engine over ${connection.name}`,
+      redis: async () => ({ url, stop: async () => undefined }),
+      create: async (redis, log, options) => {
+        const own = connectRedis(url, connection.options);
+        await own.connect();
+        // Tenants written before the engine starts are projected again here (the maintenance job's work).
+        const project = async (tenantId: string) => void (await new ProjectionBackfill(redis, queryEngineProjection).run(tenantId));
+        const engine = new RedisQueryEngine(own, log, { ...options, project });
+        const close = engine.close.bind(engine);
+        engine.close = async () => {
+          await close();
+          own.disconnect();
+        };
+        return engine;
+      },
+      projection: queryEngineProjection,
+    });
+  }
 } else {
-  test('SearchEngine contract: redis-query-engine', { skip: SKIP }, () => undefined);
+  test('SearchEngine contract: redis-query-engine', { skip: SKIP_WITHOUT_QUERY_ENGINE }, () => undefined);
 }

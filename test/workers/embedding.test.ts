@@ -15,13 +15,15 @@ import { HfEmbedder } from '../../src/embed/hf.js';
 import { LocalEmbedder } from '../../src/embed/local.js';
 import { embeddingCacheKey, keys } from '../../src/store/keys.js';
 import { connectRedis, type Store } from '../../src/store/redis.js';
-import { textKey, VectorRepository } from '../../src/store/vectors.js';
+import { textKey, vectorField, VectorRepository } from '../../src/store/vectors.js';
 import { startStack, type HttpResult, type Stack, type TenantFixture } from '../helpers/stack.js';
 
 const PRODUCTS = '/api/knowledge/products';
 const MODEL = 'use-lite-512-en';
 const DIM = 512;
-const BASE_FIELDS = ['v:description', 'v:properties', 'v:attributes'];
+/** The hash field of a vector of the test's model. */
+const vf = (name: string) => vectorField(MODEL, name);
+const BASE_FIELDS = [vf('description'), vf('properties'), vf('attributes')];
 
 let stack: Stack;
 let t: TenantFixture;
@@ -133,18 +135,18 @@ describe('embedding of single upserts', () => {
       // Each vector is the model's vector of its own text (batching may change the last bits).
       assert.ok(cosine(v, expected[i]) > 0.999, `${field} embeds its own text: cosine ${cosine(v, expected[i])}`);
     });
-    assert.ok(cosine(fromBytes(hash['v:description']), fromBytes(hash['v:properties'])) < 0.999, 'different texts, different vectors');
+    assert.ok(cosine(fromBytes(hash[vf('description')]), fromBytes(hash[vf('properties')])) < 0.999, 'different texts, different vectors');
   });
 
-  test('a similarity_text adds v:anchor; dropping it removes v:anchor', async () => {
+  test('a similarity_text adds the anchor vector; dropping it removes it', async () => {
     const body = product({ similarity_text: 'waterproof trail running shoe for autumn' });
     const created = await upsert(body);
     assert.equal(created.body.embedding_status, 'pending');
     assert.equal(created.body.has_similarity_anchor, true);
     await untilReady(created.body.id);
     const hash = await productHash(created.body.id);
-    assert.deepEqual(Object.keys(vectorsOf(hash)).sort(), [...BASE_FIELDS, 'v:anchor'].sort());
-    const anchor = assertUnitVector(hash['v:anchor'], 'v:anchor');
+    assert.deepEqual(Object.keys(vectorsOf(hash)).sort(), [...BASE_FIELDS, vf('anchor')].sort());
+    const anchor = assertUnitVector(hash[vf('anchor')], 'the anchor vector');
     const [expected] = await local.embed(['waterproof trail running shoe for autumn']);
     assert.ok(cosine(anchor, expected) > 0.999);
 
@@ -196,7 +198,7 @@ describe('embedding of single upserts', () => {
     const updated = await upsert(second);
     assert.equal(updated.body.embedding_status, 'pending');
     await untilReady(created.body.id);
-    const stored = fromBytes((await productHash(created.body.id))['v:description']);
+    const stored = fromBytes((await productHash(created.body.id))[vf('description')]);
     const [latest, stale] = await local.embed([
       embeddingTexts(second as unknown as ProductInput).description,
       embeddingTexts(first as unknown as ProductInput).description,
@@ -244,9 +246,9 @@ describe('content-addressed cache', () => {
     const created = await upsert(body);
     await untilReady(created.body.id);
     const hash = await productHash(created.body.id);
-    assert.ok(hash['v:description'].equals(toBytes(planted)), 'the cached vector was stored');
-    assert.ok(!hash['v:properties'].equals(toBytes(planted)), 'the other texts were computed');
-    assertUnitVector(hash['v:properties'], 'v:properties');
+    assert.ok(hash[vf('description')].equals(toBytes(planted)), 'the cached vector was stored');
+    assert.ok(!hash[vf('properties')].equals(toBytes(planted)), 'the other texts were computed');
+    assertUnitVector(hash[vf('properties')], 'the properties vector');
   });
 });
 
@@ -273,8 +275,9 @@ describe('stale vectors', () => {
     // The guard, not the method, refused: with the current text hash the write goes through.
     assert.equal(await vectors.store(t.tenant.id, { kind: 'product', id: created.body.id }, thash, 'other-model', { description: foreign, attributes: null }), true);
     const after = await redis.hgetallBuffer(key);
-    assert.ok(after['v:description'].equals(toBytes(foreign)));
-    assert.equal(after['v:attributes'], undefined, 'an empty vector removes the field');
+    assert.ok(after[vectorField('other-model', 'description')].equals(toBytes(foreign)), 'stored under its own model');
+    assert.equal(after[vectorField('other-model', 'attributes')], undefined, 'an empty vector removes the field');
+    assert.ok(after[vf('description')].equals(before[vf('description')]), "the configured model's vectors stay as they were");
     assert.equal(after.emodel.toString(), 'other-model');
   });
 });

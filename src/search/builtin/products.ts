@@ -1,7 +1,8 @@
 // The products of one tenant's replica: how a stored product is indexed, filtered, faceted, and
 // searched by keyword, vector or both.
 import type { StoredProduct } from '../../store/products.js';
-import { analyze, baseLanguage, fold } from '../analysis.js';
+import { analyze, baseLanguage } from '../analysis.js';
+import { attributeValues, codeKey, isInStock, queryCodes } from '../productValues.js';
 import {
   PRODUCT_FACETS,
   type FacetCount, type ProductFacet, type ProductFilters, type ProductSearch, type RelatedRequest, type SearchResult, type VariantStrategy,
@@ -35,27 +36,6 @@ const FIELDS = [
   ['short_description', 1],
   ['description', 1],
 ] as const;
-
-/** Availability values that mean "can be bought now" (schema.org names, common shop values, German). */
-const IN_STOCK = new Set(['instock', 'available', 'limitedavailability', 'onstock', 'lieferbar', 'sofortlieferbar', 'auflager', 'verfugbar']);
-
-export const isInStock = (availability: string | null): boolean => {
-  if (!availability) return false;
-  const norm = fold(availability).replace(/[^a-z]/g, '');
-  return IN_STOCK.has(norm) || norm.endsWith('schemaorginstock');
-};
-
-/** The exact-match form of a code (sku, gtin) and of a query compared with it. */
-export const codeKey = (code: string): string => code.toLowerCase().replace(/[\s-]+/g, '');
-
-function attributeValues(attributes: Record<string, unknown>): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const [name, value] of Object.entries(attributes)) {
-    const list = (Array.isArray(value) ? value : [value]).filter((v) => v !== null && typeof v !== 'object').map((v) => String(v).toLowerCase());
-    if (list.length > 0) out.set(name.toLowerCase(), list);
-  }
-  return out;
-}
 
 export function productInput(doc: StoredProduct, parentExternalId: string | null, vectors: DocInput<ProductFacts>['vectors']): DocInput<ProductFacts> {
   const texts: Record<(typeof FIELDS)[number][0], string | null> = {
@@ -182,9 +162,8 @@ export class ProductCollection {
 
   /** A query that is a product's sku or gtin (or holds one as a word) puts that product first. */
   private codeBoost(query: string): Map<number, number> | undefined {
-    const keys = new Set([codeKey(query), ...query.split(/\s+/).map(codeKey)]);
     const boost = new Map<number, number>();
-    for (const set of this.table.withValues('code', [...keys].filter(Boolean))) for (const doc of set) boost.set(doc, 1000);
+    for (const set of this.table.withValues('code', queryCodes(query))) for (const doc of set) boost.set(doc, 1000);
     return boost.size > 0 ? boost : undefined;
   }
 

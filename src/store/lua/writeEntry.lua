@@ -4,7 +4,8 @@
 --       5 expiring zset, 6 category doc, 7.. index zsets: the first ARGV[4] are left, the rest joined
 -- ARGV: 1 id, 2 expected rev ('' = create), 3 created score (ms), 4 number of indexes to leave,
 --       5 expires at (ms, '' = never), 6 audit action, 7 user id, 8 credential id, 9 client id,
---       10 audit source, 11 stream maxlen, 12.. field/value pairs
+--       10 audit source, 11 stream maxlen, 12.. field/value pairs (an empty value removes the field:
+--       the search projection's, store/projection.ts)
 -- Returns {1, version} written; {-1} category missing; {-2} changed meanwhile (or exists on create).
 local id = ARGV[1]
 local rev = redis.call('HGET', KEYS[1], 'rev')
@@ -20,8 +21,16 @@ for i = 7, 6 + leave do redis.call('ZREM', KEYS[i], id) end
 for i = 7 + leave, #KEYS do redis.call('ZADD', KEYS[i], ARGV[3], id) end
 if ARGV[5] == '' then redis.call('ZREM', KEYS[5], id) else redis.call('ZADD', KEYS[5], ARGV[5], id) end
 
-local fields = {}
-for i = 12, #ARGV do fields[#fields + 1] = ARGV[i] end
+local fields, drop = {}, {}
+for i = 12, #ARGV, 2 do
+  if ARGV[i + 1] ~= '' then
+    fields[#fields + 1] = ARGV[i]
+    fields[#fields + 1] = ARGV[i + 1]
+  elseif rev then
+    drop[#drop + 1] = ARGV[i]
+  end
+end
+if #drop > 0 then redis.call('HDEL', KEYS[1], unpack(drop)) end
 redis.call('HSET', KEYS[1], unpack(fields))
 local version = redis.call('HINCRBY', KEYS[1], 'rev', 1)
 

@@ -1,6 +1,6 @@
--- Delete a product: its hash, external_id claim, list indexes, and one change entry.
+-- Delete a product: its hash, external_id claim, list indexes, sync bookkeeping, and one change entry.
 -- KEYS: 1 product hash, 2 site external_id hash, 3 tenant zset, 4 site zset, 5 language zset,
---       6 category zset, 7 change stream
+--       6 category zset, 7 change stream, 8 synced hash, 9 item digest hash
 -- ARGV: 1 id, 2 external_id ('' none), 3 has category ('1'|'0'), 4 stream maxlen
 -- Returns 1 deleted, 0 missing.
 if redis.call('DEL', KEYS[1]) == 0 then return 0 end
@@ -9,5 +9,7 @@ redis.call('ZREM', KEYS[3], ARGV[1])
 redis.call('ZREM', KEYS[4], ARGV[1])
 redis.call('ZREM', KEYS[5], ARGV[1])
 if ARGV[3] == '1' then redis.call('ZREM', KEYS[6], ARGV[1]) end
+redis.call('HDEL', KEYS[8], ARGV[1])
+redis.call('HDEL', KEYS[9], ARGV[1])
 redis.call('XADD', KEYS[7], 'MAXLEN', '~', ARGV[4], '*', 'op', 'delete', 'kind', 'product', 'id', ARGV[1])
 return 1

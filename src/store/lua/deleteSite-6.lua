@@ -1,5 +1,6 @@
--- Delete a site from reads at once; its products are purged by a background job.
--- KEYS: site doc, sites zset, slug hash, default pointer, change stream
+-- Delete a site from reads at once; its products are purged by a background job, and search leaves
+-- them out until then (the site joins the set of sites being purged).
+-- KEYS: site doc, sites zset, slug hash, default pointer, change stream, sites being purged (set)
 -- ARGV: id, slug, stream maxlen
 -- Returns 1 deleted, 0 missing.
 if redis.call('DEL', KEYS[1]) == 0 then return 0 end
@@ -10,5 +11,6 @@ if redis.call('GET', KEYS[4]) == ARGV[1] then
   local oldest = redis.call('ZRANGE', KEYS[2], 0, 0)
   if oldest[1] then redis.call('SET', KEYS[4], oldest[1]) else redis.call('DEL', KEYS[4]) end
 end
+redis.call('SADD', KEYS[6], ARGV[1])
 redis.call('XADD', KEYS[5], 'MAXLEN', '~', ARGV[3], '*', 'op', 'delete', 'kind', 'site', 'id', ARGV[1])
 return 1

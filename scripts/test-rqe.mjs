@@ -1,0 +1,29 @@
+// `npm run test:rqe`: the suites that touch search, against the Redis Query Engine at REDIS_URL
+// (Redis Stack / Redis 8, or a server with the RediSearch module). Each test file works in fresh
+// tenants on that server and touches nothing else. Plain `npm test` runs them on private
+// redis-servers with the built-in engine and skips the Query Engine contract without such a server.
+import { spawnSync } from 'node:child_process';
+
+const SUITES = [
+  'test/search/redis-query-engine.contract.test.ts',
+  'test/search/redis-query-engine.test.ts',
+  'test/search/engine-choice.test.ts',
+  'test/search/api.test.ts',
+  'test/search/semantic.test.ts',
+  'test/mcp/mcp.test.ts',
+  'test/api/products.test.ts',
+  'test/api/bulk.test.ts',
+  'test/api/knowledge.test.ts',
+  'test/workers/embedding.test.ts',
+];
+
+const url = process.env.REDIS_URL;
+if (!url) {
+  process.stderr.write('test:rqe needs REDIS_URL: a Redis Stack / Redis 8 server with the Query Engine, e.g. REDIS_URL=redis://127.0.0.1:6379 npm run test:rqe\n');
+  process.exit(2);
+}
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...SUITES], {
+  stdio: 'inherit',
+  env: { ...process.env, KCS_TEST_REDIS_URL: url, KCS_SEARCH_ENGINE: 'redis' },
+});
+process.exit(result.status ?? 1);

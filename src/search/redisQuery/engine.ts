@@ -1,0 +1,310 @@
+// The Redis Query Engine adapter (RediSearch: Redis Stack, Redis 8). Each tenant has one FT index per
+// collection over the document hashes themselves (schema.ts), whose search fields every document
+// write stores in the same atomic step (projection.ts). So a write is searchable in every process
+// the moment it is answered, and a serve process has nothing to read or follow at start.
+//
+// Keyword ranking is the server's BM25 over kcs's own analysis; a word the index does not know gets
+// typo variants, the last word matches as a prefix; KNN runs with pre-filters and is sorted by
+// distance; hybrid is fused here (RRF), as in the built-in engine.
+import type { Logger } from '../../log.js';
+import { keys } from '../../store/keys.js';
+import type { Store } from '../../store/redis.js';
+import { analyzeQuery, type QueryWord } from '../analysis.js';
+import {
+  fuseRanks, windowOf,
+  type DocumentRef, type EngineProgress, type EntryAccess, type FacetCount, type Hit, type KnowledgeSearch,
+  type ProductFacet, type ProductSearch, type RelatedRequest, type SearchEngine, type SearchResult, type VariantStrategy,
+} from '../engine.js';
+import { queryCodes } from '../productValues.js';
+import { accessFilter, all, entryFilter, exactTerms, productFilter, tagAny, tagNone, variantFilter, wordExpression } from './query.js';
+import { parseAggregateReply, parseSearchReply, type ParsedReply } from './replies.js';
+import { F, PROJECTION_VERSION, TenantIndexes, type Collection } from './schema.js';
+
+export interface RedisQueryEngineOptions {
+  modelId: string | null;
+  /** Dimension of the model's vectors (the VECTOR fields need it up front). */
+  dimension: number | null;
+  /**
+   * Asks for the projection of a tenant whose documents were written without it (before the Redis
+   * Query Engine served search); their search fields are written in the background.
+   */
+  project?: (tenantId: string) => Promise<void>;
+}
+
+/** Ranked ids with their scores, best first. */
+interface Ranked {
+  ids: string[];
+  scores: number[];
+}
+
+interface Keyword extends Ranked {
+  total: number;
+  /** The query that matched (null: browsing, or a query with no words). */
+  expr: string | null;
+}
+
+/** What differs between a product and an entry search. */
+interface SearchScope {
+  filter: string;
+  /** Exact codes the query may be (products: sku/gtin). */
+  codes: string[];
+  facets: ProductFacet[];
+}
+
+const FACET_FIELD: Record<ProductFacet, string> = { brand: 'brand_v', category: 'category_v', availability: 'avail_v' };
+/** Values listed per facet, most frequent first (as the built-in engine). */
+const FACET_VALUES = 50;
+/** Scored above any BM25 score: a query that is a product's code puts that product first. */
+const CODE_SCORE = 1000;
+const CODE_HITS = 20;
+
+export class RedisQueryEngine implements SearchEngine {
+  readonly name = 'redis-query-engine' as const;
+  ready = false;
+  private readonly indexes: TenantIndexes;
+  private readonly tenants = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly redis: Store,
+    private readonly log: Logger,
+    private readonly options: RedisQueryEngineOptions,
+  ) {
+    this.indexes = new TenantIndexes(redis, options);
+  }
+
+  /** Nothing to read: the indexes are in Redis. Tenants whose documents lack the projection are handed on. */
+  async start(onProgress?: (p: EngineProgress) => void): Promise<void> {
+    const tenantIds = await this.redis.hvals(keys.tenantSlugs);
+    const markers = tenantIds.length > 0 ? await this.redis.mget(...tenantIds.map((t) => keys.searchProjection(t))) : [];
+    await Promise.all(tenantIds.filter((_, i) => markers[i] !== PROJECTION_VERSION).map((t) => this.checkProjection(t)));
+    onProgress?.({ tenants: tenantIds.length, tenantsLoaded: tenantIds.length, documents: 0 });
+    this.ready = true;
+  }
+
+  /** Writes are indexed by the server as they are stored: nothing to do. */
+  async refresh(_tenantId: string, _changed: DocumentRef[]): Promise<void> {}
+
+  async close(): Promise<void> {}
+
+  async searchProducts(tenantId: string, s: ProductSearch): Promise<SearchResult> {
+    await this.tenant(tenantId);
+    const purging = await this.redis.smembers(keys.sitesPurging(tenantId));
+    const scope = { filter: productFilter(s.filters, purging), codes: s.query.trim() ? queryCodes(s.query) : [], facets: s.facets };
+    return this.search(this.indexes.products(tenantId), s, scope, s.filters.language ?? null);
+  }
+
+  async searchKnowledge(tenantId: string, s: KnowledgeSearch): Promise<SearchResult> {
+    await this.tenant(tenantId);
+    return this.search(this.indexes.entries(tenantId), s, { filter: entryFilter(s.filters), codes: [], facets: [] }, s.filters.language ?? null);
+  }
+
+  async relatedProducts(tenantId: string, productId: string, r: RelatedRequest & { variantStrategy: VariantStrategy }): Promise<SearchResult | null> {
+    await this.tenant(tenantId);
+    const c = this.indexes.products(tenantId);
+    const [[rev, site, ext, anchor, content], purging] = await Promise.all([
+      this.redis.hmgetBuffer(c.prefix + productId, 'rev', 'f:site', 'f:ext', ...this.vectorFieldsOf(c)),
+      this.redis.smembers(keys.sitesPurging(tenantId)),
+    ]);
+    if (!rev || (site && purging.includes(site.toString()))) return null;
+    const vector = anchor?.length ? anchor : content;
+    if (!vector?.length || !site) return { hits: [], total: 0, facets: {} };
+    const filter = all(tagAny('site', [site.toString()]), tagNone(F.id, [productId]), variantFilter(r.variantStrategy), ext?.length ? tagNone('pext', [ext.toString()]) : '');
+    return this.related(c, vector, filter, r);
+  }
+
+  async relatedEntries(tenantId: string, entryId: string, r: RelatedRequest & { access: EntryAccess }): Promise<SearchResult | null> {
+    await this.tenant(tenantId);
+    const c = this.indexes.entries(tenantId);
+    const access = accessFilter(r.access);
+    const readable = await this.query(c, all(tagAny(F.id, [entryId]), access), ['NOCONTENT', 'LIMIT', '0', '1']);
+    if (readable.rows.length === 0) return null;
+    const [anchor, content] = c.vectorFields ? await this.redis.hmgetBuffer(c.prefix + entryId, ...this.vectorFieldsOf(c)) : [null, null];
+    const vector = anchor?.length ? anchor : content;
+    if (!vector?.length) return { hits: [], total: 0, facets: {} };
+    return this.related(c, vector, all(access, tagNone(F.id, [entryId])), r);
+  }
+
+  // ---- tenants ---------------------------------------------------------------------------------
+
+  /** Once per process and tenant: its indexes exist, and its documents carry the projection (or will). */
+  private tenant(tenantId: string): Promise<void> {
+    let ready = this.tenants.get(tenantId);
+    if (!ready) {
+      ready = Promise.all([this.indexes.ensure(tenantId), this.checkProjection(tenantId)]).then(() => undefined);
+      this.tenants.set(tenantId, ready);
+      ready.catch(() => this.tenants.delete(tenantId));
+    }
+    return ready;
+  }
+
+  /** Documents written before the Redis Query Engine served search lack the projection: hand the tenant on. */
+  private async checkProjection(tenantId: string): Promise<void> {
+    if ((await this.redis.get(keys.searchProjection(tenantId))) === PROJECTION_VERSION) return;
+    if (!this.options.project) {
+      this.log.warn({ tenantId }, 'the tenant\'s documents may lack search fields and no projection job can be sent from here');
+      return;
+    }
+    await this.options.project(tenantId);
+  }
+
+  // ---- searching -------------------------------------------------------------------------------
+
+  /** Keyword, semantic or both fused (RRF), the same for products and entries. */
+  private async search(c: Collection, s: ProductSearch | KnowledgeSearch, scope: SearchScope, language: string | null): Promise<SearchResult> {
+    const useKeyword = s.mode !== 'semantic' || !s.vector;
+    const useSemantic = s.mode !== 'keyword' && s.vector !== null;
+    const window = windowOf(s);
+    const words = analyzeQuery(s.query, language);
+    const served = s.semanticLanguages.length > 0 ? tagAny(F.baseLanguage, s.semanticLanguages) : `@${F.baseLanguage}:{__none__}`;
+    const [keywordFound, codes, semantic] = await Promise.all([
+      useKeyword ? this.keyword(c, s.query, words, scope.filter, useSemantic ? window : s.offset + s.limit) : null,
+      useKeyword && scope.codes.length > 0 ? this.ids(c, all(tagAny('codes', scope.codes), scope.filter), CODE_HITS) : [],
+      useSemantic ? this.knn(c, 'content', s.vector!, window, all(scope.filter, served)) : null,
+    ]);
+    // Code matches outside the keyword query's matches still count (and are counted once).
+    const codesOutside = keywordFound ? await this.notMatching(c, keywordFound, scope.filter, codes.filter((id) => !keywordFound.ids.includes(id))) : [];
+    const keyword = keywordFound && withCodes(keywordFound, codes, codesOutside.length);
+    // Documents a facet counts beyond the keyword query's own matches: codes, semantic candidates.
+    let extra = codesOutside;
+    let hits: Hit[];
+    let total: number;
+    if (keyword && semantic) {
+      hits = fuseRanks(keyword.ids, semantic.ids);
+      const outside = await this.notMatching(c, keywordFound!, scope.filter, semantic.ids.filter((id) => !keyword.ids.includes(id)));
+      extra = [...extra, ...outside];
+      total = keyword.total + outside.length;
+    } else if (semantic) {
+      hits = semantic.ids.map((id, i) => ({ id, score: semantic.scores[i], ranks: { keyword: null, semantic: i + 1 } }));
+      total = semantic.ids.length;
+    } else {
+      hits = keyword!.ids.map((id, i) => ({ id, score: keyword!.scores[i], ranks: { keyword: i + 1, semantic: null } }));
+      total = keyword!.total;
+    }
+    const page = hits.slice(s.offset, s.offset + s.limit);
+    if (scope.facets.length === 0 || total === 0) return { hits: page, total, facets: Object.fromEntries(scope.facets.map((f) => [f, []])) };
+    const matched = keyword ? (keyword.expr !== null ? all(keyword.expr, scope.filter) : keywordFound!.total > 0 ? scope.filter || '*' : null) : null;
+    return { hits: page, total, facets: await this.facets(c, matched, keyword ? extra : semantic!.ids, scope.facets) };
+  }
+
+  /**
+   * Keyword hits (BM25): every word must match, else any word; the words the index does not know
+   * get typo variants. Without a query, the newest documents.
+   */
+  private async keyword(c: Collection, query: string, words: QueryWord[], filter: string, k: number): Promise<Keyword> {
+    if (!query.trim()) {
+      const found = await this.query(c, filter || '*', ['NOCONTENT', 'SORTBY', F.created, 'DESC', 'LIMIT', '0', String(k)]);
+      return { ids: found.rows.map((r) => this.idOf(c, r.key)), scores: found.rows.map(() => 0), total: found.total, expr: null };
+    }
+    // Punctuation only: no word to match (as the built-in engine).
+    if (words.length === 0) return { ids: [], scores: [], total: 0, expr: null };
+    const unknown = await this.unknownWords(c, words);
+    const expressions = words.map((w, i) => wordExpression(w, unknown[i]));
+    const run = async (expr: string): Promise<Keyword> => {
+      const found = await this.query(c, all(expr, filter), ['NOCONTENT', 'WITHSCORES', 'SCORER', 'BM25', 'LIMIT', '0', String(k)]);
+      return { ids: found.rows.map((r) => this.idOf(c, r.key)), scores: found.rows.map((r) => r.score ?? 0), total: found.total, expr };
+    };
+    const every = await run(expressions.join(' '));
+    if (every.total > 0 || words.length < 2) return every;
+    return run(`(${expressions.join(' | ')})`);
+  }
+
+  /** Per word: true when no document of the collection holds any of its terms (typo tolerance applies). */
+  private async unknownWords(c: Collection, words: QueryWord[]): Promise<boolean[]> {
+    return Promise.all(
+      words.map(async (w) => w.fuzzy > 0 && (await this.query(c, exactTerms(w), ['NOCONTENT', 'LIMIT', '0', '0'])).total === 0),
+    );
+  }
+
+  /** Which of the ids (none of them in the keyword hits fetched) the keyword query does not match. */
+  private async notMatching(c: Collection, keyword: Keyword, filter: string, ids: string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    // Every match was fetched: these are not among them.
+    if (keyword.ids.length >= keyword.total) return ids;
+    // Browsing matches every document the filter allows.
+    if (keyword.expr === null) return [];
+    const matching = new Set(await this.ids(c, all(keyword.expr, filter, tagAny(F.id, ids)), ids.length));
+    return ids.filter((id) => !matching.has(id));
+  }
+
+  private async knn(c: Collection, vector: 'content' | 'anchor', blob: Float32Array | Buffer, k: number, filter: string): Promise<Ranked> {
+    const bytes = Buffer.isBuffer(blob) ? blob : Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
+    const field = vector === 'content' ? F.content : F.anchorVector;
+    // RediSearch 2.10 returns KNN hits unordered unless the query sorts by the distance.
+    const found = await this.query(c, `(${filter || '*'})=>[KNN ${k} @${field} $vec AS dist]`, [
+      'PARAMS', '2', 'vec', bytes, 'SORTBY', 'dist', 'ASC', 'RETURN', '1', 'dist', 'LIMIT', '0', String(k),
+    ]);
+    return { ids: found.rows.map((r) => this.idOf(c, r.key)), scores: found.rows.map((r) => 1 - Number(r.fields.get('dist'))) };
+  }
+
+  /** Nearest by anchor among documents with one, and by content among the others, merged. */
+  private async related(c: Collection, vector: Buffer, filter: string, r: RelatedRequest): Promise<SearchResult> {
+    const k = r.offset + r.limit;
+    const [byAnchor, byContent] = await Promise.all([
+      this.knn(c, 'anchor', vector, k, all(filter, `@${F.anchor}:[1 1]`)),
+      this.knn(c, 'content', vector, k, all(filter, `@${F.anchor}:[0 0]`)),
+    ]);
+    const best = new Map<string, number>();
+    [byAnchor, byContent].forEach((list) => list.ids.forEach((id, i) => best.set(id, Math.max(best.get(id) ?? -Infinity, list.scores[i]))));
+    const merged = [...best].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, k);
+    const hits = merged.map(([id, score], i) => ({ id, score, ranks: { keyword: null, semantic: i + 1 } })).slice(r.offset);
+    return { hits, total: merged.length, facets: {} };
+  }
+
+  /** Value counts of each facet over the documents `query` matches plus the `extra` ones. */
+  private async facets(c: Collection, query: string | null, extra: string[], wanted: ProductFacet[]): Promise<Partial<Record<ProductFacet, FacetCount[]>>> {
+    const queries = [query, extra.length > 0 ? tagAny(F.id, extra) : null].filter((q): q is string => q !== null);
+    const lists = await Promise.all(
+      wanted.map(async (name) => {
+        const counts = new Map<string, number>();
+        const replies = await Promise.all(queries.map((q) => this.aggregate(c, q, FACET_FIELD[name])));
+        for (const reply of replies) {
+          for (const row of reply.rows) {
+            const value = row.fields.get(FACET_FIELD[name]);
+            if (value) counts.set(value, (counts.get(value) ?? 0) + Number(row.fields.get('count')));
+          }
+        }
+        const list = [...counts].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || a.value.localeCompare(b.value));
+        return [name, list.slice(0, FACET_VALUES)] as const;
+      }),
+    );
+    return Object.fromEntries(lists);
+  }
+
+  // ---- commands --------------------------------------------------------------------------------
+
+  private async query(c: Collection, query: string, args: (string | Buffer)[]): Promise<ParsedReply> {
+    const reply = await this.redis.call('FT.SEARCH', c.index, query, ...args, 'DIALECT', '2');
+    return parseSearchReply(reply, { withScores: args.includes('WITHSCORES'), noContent: args.includes('NOCONTENT') });
+  }
+
+  private async ids(c: Collection, query: string, k: number): Promise<string[]> {
+    return (await this.query(c, query, ['NOCONTENT', 'LIMIT', '0', String(k)])).rows.map((r) => this.idOf(c, r.key));
+  }
+
+  private async aggregate(c: Collection, query: string, field: string): Promise<ParsedReply> {
+    return parseAggregateReply(
+      await this.redis.call('FT.AGGREGATE', c.index, query, 'GROUPBY', '1', `@${field}`, 'REDUCE', 'COUNT', '0', 'AS', 'count', 'LIMIT', '0', '1000000', 'DIALECT', '2'),
+    );
+  }
+
+  private idOf(c: Collection, key: string): string {
+    return key.slice(c.prefix.length);
+  }
+
+  /** The hash fields of the anchor and content vectors of the engine's model (none without one). */
+  private vectorFieldsOf(c: Collection): string[] {
+    return c.vectorFields ? [c.vectorFields.anchor, c.vectorFields.content] : [];
+  }
+}
+
+/** Keyword hits with the code matches first (they score above any text match); `outside` of them did not match the words. */
+function withCodes(keyword: Keyword, codes: string[], outside: number): Keyword {
+  if (codes.length === 0) return keyword;
+  const rest = keyword.ids.map((id, i) => [id, keyword.scores[i]] as const).filter(([id]) => !codes.includes(id));
+  return {
+    ...keyword,
+    ids: [...codes, ...rest.map(([id]) => id)],
+    scores: [...codes.map((id) => CODE_SCORE + (keyword.scores[keyword.ids.indexOf(id)] ?? 0)), ...rest.map(([, score]) => score)],
+    total: keyword.total + outside,
+  };
+}

@@ -1,0 +1,63 @@
+// The Redis Query Engine's projection of a document: its analysed text (kcs's own analysis, so both
+// engines stem and fold alike), filter values as TAG/NUMERIC fields and facet values, written into
+// the document's own hash by the write that stores the document (store/lua/writeProducts.lua,
+// writeEntry.lua). The index (schema.ts) reads them from there.
+import type { StoredEntry } from '../../store/knowledge.js';
+import type { StoredProduct } from '../../store/products.js';
+import type { DocumentProjection } from '../../store/projection.js';
+import { analyze, baseLanguage } from '../analysis.js';
+import { attributeValues, codeKey, isInStock } from '../productValues.js';
+import { PROJECTION_VERSION, TAG_SEP } from './schema.js';
+
+/** Never: the expiry of entries that do not expire (NUMERIC fields need a number). */
+export const NO_EXPIRY = 8.64e15;
+
+/** A TAG field's value: the values joined by the separator (a value holding it has it replaced). */
+export const tagValue = (values: (string | null | undefined)[]): string =>
+  values.filter((v): v is string => Boolean(v)).map((v) => v.replaceAll(TAG_SEP, ',')).join(TAG_SEP);
+
+const flag = (b: boolean) => (b ? '1' : '0');
+
+/** A layer as a TAG value: marked, so that an empty layer is a value too (a TAG value cannot be empty). */
+export const layerTag = (layer: string): string => `=${layer}`;
+const lower = (v: string | null) => v?.toLowerCase() ?? null;
+
+function pairs(fields: Record<string, string>): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(fields)) out.push(`f:${name}`, value);
+  return out;
+}
+
+export function productProjection(doc: StoredProduct, parentExternalId: string | null): string[] {
+  const text = (v: string | null) => analyze(v, doc.language).join(' ');
+  const attrs = [...attributeValues(doc.attributes)].flatMap(([name, values]) => values.map((v) => `${name}=${v}`));
+  return pairs({
+    title: text(doc.title), kw: text(doc.search_keywords.join(' ')), brand: text(doc.brand), cat: text(doc.category),
+    short: text(doc.short_description), desc: text(doc.description),
+    id: doc.id, lang: doc.language.toLowerCase(), lang_base: baseLanguage(doc.language),
+    has_anchor: flag(doc.has_similarity_anchor), created: String(Date.parse(doc.created_at)),
+    site: doc.site_id, category: tagValue([lower(doc.category)]), brand_l: tagValue([lower(doc.brand)]), avail: tagValue([lower(doc.availability)]),
+    codes: tagValue([doc.sku, doc.gtin].filter((c): c is string => Boolean(c)).map(codeKey)), attrs: tagValue(attrs),
+    ext: tagValue([doc.external_id]), pext: tagValue([parentExternalId]),
+    brand_v: tagValue([doc.brand]), category_v: tagValue([doc.category]), avail_v: tagValue([doc.availability]),
+    // No price: the field is removed, so that no price range matches the product.
+    price: doc.price_current ?? '',
+    stock: flag(isInStock(doc.availability)), parent: flag(doc.is_parent), variant: flag(doc.is_variant),
+  });
+}
+
+export function entryProjection(doc: StoredEntry): string[] {
+  const text = (v: string | null) => analyze(v, doc.language).join(' ');
+  const expires = doc.type === 'memory' && typeof doc.metadata.expires_at === 'string' ? Date.parse(doc.metadata.expires_at) : NaN;
+  return pairs({
+    title: text(doc.title), kw: text(doc.search_keywords.join(' ')), tags_text: text(doc.tags.join(' ')), summary: text(doc.summary), content: text(doc.content),
+    id: doc.id, lang: doc.language.toLowerCase(), lang_base: baseLanguage(doc.language),
+    has_anchor: flag(Boolean(doc.similarity_text?.trim())), created: String(Date.parse(doc.created_at)),
+    vis: doc.visibility, owner: tagValue([doc.created_by_user_id]), type: doc.type, category: doc.category_id,
+    proj: tagValue(doc.project_ids ?? []), layer: doc.layer === null ? '' : tagValue([layerTag(doc.layer)]), tags: tagValue(doc.tags),
+    expires: String(Number.isNaN(expires) ? NO_EXPIRY : expires),
+  });
+}
+
+/** The projection the document writers use when the Redis Query Engine serves search. */
+export const queryEngineProjection: DocumentProjection = { version: PROJECTION_VERSION, product: productProjection, entry: entryProjection };

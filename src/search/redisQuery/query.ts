@@ -1,0 +1,79 @@
+// RediSearch query strings (DIALECT 2) for kcs's searches: query words with their alternatives,
+// typo variants and prefix, and the filters of products and knowledge entries as TAG/NUMERIC clauses.
+import { typoBudget, type QueryWord } from '../analysis.js';
+import type { EntryAccess, EntryFilters, ProductFilters, VariantStrategy } from '../engine.js';
+import { layerTag } from './projection.js';
+import { TAG_SEP } from './schema.js';
+
+/** A value inside a TAG clause: every character but letters, digits and _ escaped. */
+export const escapeTag = (value: string): string => value.replaceAll(TAG_SEP, ',').replace(/[^\p{L}\p{N}_]/gu, (c) => `\\${c}`);
+
+/** Documents whose TAG field holds any of the values. */
+export const tagAny = (field: string, values: readonly string[]): string => `@${field}:{${values.map(escapeTag).join(' | ')}}`;
+
+/** Documents whose TAG field holds none of the values ('' when there are none). */
+export const tagNone = (field: string, values: readonly string[]): string => (values.length > 0 ? `-${tagAny(field, values)}` : '');
+
+const flag = (b: boolean) => (b ? '1' : '0');
+
+/** Clauses joined by AND (a space), leaving out empty ones. */
+export const all = (...clauses: string[]): string => clauses.filter(Boolean).join(' ');
+
+/**
+ * A query word as RediSearch syntax: its alternative terms, typo variants (%…%) when `typos` (the
+ * word is unknown to the index), and its prefix (…*), OR-ed.
+ */
+export function wordExpression(word: QueryWord, typos: boolean): string {
+  const alternatives = new Set<string>(word.terms);
+  if (typos) {
+    for (const term of word.terms) {
+      const edits = Math.min(word.fuzzy, typoBudget(term));
+      if (edits > 0) alternatives.add(`${'%'.repeat(edits)}${term}${'%'.repeat(edits)}`);
+    }
+  }
+  if (word.prefix) alternatives.add(`${word.prefix}*`);
+  return `(${[...alternatives].join(' | ')})`;
+}
+
+/** The terms of a word, OR-ed: whether the index knows the word as typed. */
+export const exactTerms = (word: QueryWord): string => `(${word.terms.join(' | ')})`;
+
+export function variantFilter(strategy: VariantStrategy): string {
+  if (strategy === 'children_only') return '@parent:[0 0]';
+  if (strategy === 'parents_only') return '@variant:[0 0]';
+  return '';
+}
+
+export function productFilter(f: ProductFilters, purgingSites: readonly string[]): string {
+  const parts = [variantFilter(f.variantStrategy), tagNone('site', purgingSites)];
+  if (f.siteId) parts.push(tagAny('site', [f.siteId]));
+  if (f.language) parts.push(tagAny('lang', [f.language.toLowerCase()]));
+  if (f.category) parts.push(tagAny('category', [f.category.toLowerCase()]));
+  if (f.brand?.length) parts.push(tagAny('brand_l', f.brand.map((b) => b.toLowerCase())));
+  if (f.availability?.length) parts.push(tagAny('avail', f.availability.map((a) => a.toLowerCase())));
+  if (f.inStock !== undefined) parts.push(`@stock:[${flag(f.inStock)} ${flag(f.inStock)}]`);
+  if (f.priceMin !== undefined || f.priceMax !== undefined) parts.push(`@price:[${f.priceMin ?? '-inf'} ${f.priceMax ?? '+inf'}]`);
+  for (const [name, values] of Object.entries(f.attributes ?? {})) {
+    parts.push(tagAny('attrs', values.map((v) => `${name.toLowerCase()}=${v.toLowerCase()}`)));
+  }
+  return all(...parts);
+}
+
+/** The read rules of GET: the visibilities below the ceiling, the reader's own personal entries, expiry. */
+export function accessFilter(a: EntryAccess): string {
+  const shared = a.visibilities.length > 0 ? `${tagAny('vis', a.visibilities)} | ` : '';
+  const expiry = a.includeExpired ? '' : ` @expires:[(${a.now} +inf]`;
+  return `(${shared}(@vis:{personal} ${tagAny('owner', [a.userId])}))${expiry}`;
+}
+
+export function entryFilter(f: EntryFilters): string {
+  const parts = [accessFilter(f.access)];
+  if (f.type) parts.push(tagAny('type', [f.type]));
+  if (f.categoryId) parts.push(tagAny('category', [f.categoryId]));
+  if (f.projectId) parts.push(tagAny('proj', [f.projectId]));
+  if (f.visibility) parts.push(tagAny('vis', [f.visibility]));
+  if (f.layer !== undefined) parts.push(tagAny('layer', [layerTag(f.layer)]));
+  if (f.tags?.length) parts.push(tagAny('tags', f.tags));
+  if (f.language) parts.push(tagAny('lang', [f.language.toLowerCase()]));
+  return all(...parts);
+}

@@ -1,0 +1,147 @@
+// The Redis Query Engine's indexes: one FT index per tenant and collection over the document hashes
+// themselves (`kcs:{t:<id>}:product:*`, `…:entry:*`). Their fields are the projection written with
+// each document (`f:*`, see projection.ts), the model id of its vectors (`emodel`) and the vectors
+// the embed worker stores (`v:*`), so nothing is copied and no process keeps anything in step.
+import type { Store } from '../../store/redis.js';
+import { keys } from '../../store/keys.js';
+import { vectorField } from '../../store/vectors.js';
+import { parseInfoReply } from './replies.js';
+
+/** Version of the projection's field layout: part of the index name, and of each tenant's marker. */
+export const PROJECTION_VERSION = '1';
+
+/** Separator of multi-value TAG fields (values holding it have it replaced). */
+export const TAG_SEP = ';';
+
+/** Query names of the fields (the aliases of FT.CREATE ... AS). */
+export const F = {
+  id: 'id', created: 'created', anchor: 'has_anchor', content: 'vcontent', anchorVector: 'vanchor',
+  language: 'lang', baseLanguage: 'lang_base',
+} as const;
+
+export interface Collection {
+  kind: 'product' | 'entry';
+  /** The key prefix of the collection's document hashes. */
+  prefix: string;
+  index: string;
+  /** Hash fields of the model's vectors: content (products: the description vector) and anchor; null without a model. */
+  vectorFields: { content: string; anchor: string } | null;
+}
+
+export interface IndexOptions {
+  /** Vectors of this model are searched (null: no vectors). */
+  modelId: string | null;
+  dimension: number | null;
+}
+
+const modelPart = (options: IndexOptions) => (options.modelId ? options.modelId.replace(/[^\w.-]/g, '_') : 'none');
+
+/** Per kind: the document key, the index name, the vector that stands for the content. */
+const KINDS = {
+  product: { key: keys.product, name: 'products', content: 'description' },
+  entry: { key: keys.entry, name: 'entries', content: 'content' },
+} as const;
+
+/** The collection of a tenant's products or entries under the index options. */
+export function collectionOf(kind: Collection['kind'], tenantId: string, options: IndexOptions): Collection {
+  const { key, name, content } = KINDS[kind];
+  return {
+    kind,
+    prefix: key(tenantId, ''),
+    index: keys.searchIndex(tenantId, `${name}:v${PROJECTION_VERSION}:${modelPart(options)}`),
+    vectorFields: options.modelId ? { content: vectorField(options.modelId, content), anchor: vectorField(options.modelId, 'anchor') } : null,
+  };
+}
+
+// Field constructors: hash field `f:<name>` indexed as `<name>`. Every TAG is case-sensitive: kcs
+// folds case itself where a filter ignores it, so the server changes no value.
+const text = (name: string, weight: number) => [`f:${name}`, 'AS', name, 'TEXT', 'WEIGHT', String(weight), 'NOSTEM'];
+const tag = (name: string, ...extra: string[]) => [`f:${name}`, 'AS', name, 'TAG', 'SEPARATOR', TAG_SEP, 'CASESENSITIVE', ...extra];
+const numeric = (name: string, ...extra: string[]) => [`f:${name}`, 'AS', name, 'NUMERIC', ...extra];
+
+function vectors(c: Collection, options: IndexOptions): string[] {
+  if (!c.vectorFields || !options.dimension) return [];
+  const hnsw = (field: string, alias: string) => [field, 'AS', alias, 'VECTOR', 'HNSW', '6', 'TYPE', 'FLOAT32', 'DIM', String(options.dimension), 'DISTANCE_METRIC', 'COSINE'];
+  return [...hnsw(c.vectorFields.content, F.content), ...hnsw(c.vectorFields.anchor, F.anchorVector)];
+}
+
+function schema(c: Collection, options: IndexOptions): string[] {
+  const common = [...tag(F.id), ...tag(F.language), ...tag(F.baseLanguage), ...numeric(F.anchor), ...numeric(F.created, 'SORTABLE')];
+  if (c.kind === 'product') {
+    return [
+      ...text('title', 3), ...text('kw', 2.5), ...text('brand', 2), ...text('cat', 1.5), ...text('short', 1), ...text('desc', 1),
+      ...common, ...tag('site'), ...tag('category'), ...tag('brand_l'), ...tag('avail'), ...tag('codes'), ...tag('attrs'), ...tag('ext'), ...tag('pext'),
+      ...tag('brand_v', 'SORTABLE'), ...tag('category_v', 'SORTABLE'), ...tag('avail_v', 'SORTABLE'),
+      ...numeric('price'), ...numeric('stock'), ...numeric('parent'), ...numeric('variant'),
+      ...vectors(c, options),
+    ];
+  }
+  return [
+    ...text('title', 3), ...text('kw', 2.5), ...text('tags_text', 1.5), ...text('summary', 1.5), ...text('content', 1),
+    ...common, ...tag('vis'), ...tag('owner'), ...tag('type'), ...tag('category'), ...tag('proj'), ...tag('layer'), ...tag('tags'),
+    ...numeric('expires'),
+    ...vectors(c, options),
+  ];
+}
+
+/** True when the server has RediSearch with TEXT fields (valkey-search has vectors and tags only). */
+export async function hasQueryEngine(redis: Store): Promise<boolean> {
+  const probe = `kcs:probe:${process.pid}:${Date.now()}`;
+  try {
+    // The prefix matches no key, so the probe index has nothing to scan.
+    await redis.call('FT.CREATE', probe, 'ON', 'HASH', 'PREFIX', '1', `${probe}:`, 'SCHEMA', 't', 'TEXT');
+    await redis.call('FT.DROPINDEX', probe);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** How long a search waits for a new index's first scan over documents written before it. */
+const SCAN_WAIT_MS = 30_000;
+
+/** The indexes of each tenant, created once per process on first use. */
+export class TenantIndexes {
+  private readonly created = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly redis: Store,
+    private readonly options: IndexOptions,
+  ) {}
+
+  products(tenantId: string): Collection {
+    return collectionOf('product', tenantId, this.options);
+  }
+
+  entries(tenantId: string): Collection {
+    return collectionOf('entry', tenantId, this.options);
+  }
+
+  /** Resolves once both indexes of the tenant exist and have read the documents stored before them. */
+  ensure(tenantId: string): Promise<void> {
+    let done = this.created.get(tenantId);
+    if (!done) {
+      done = Promise.all([this.create(this.products(tenantId)), this.create(this.entries(tenantId))]).then(() => undefined);
+      this.created.set(tenantId, done);
+      done.catch(() => this.created.delete(tenantId));
+    }
+    return done;
+  }
+
+  private async create(c: Collection): Promise<void> {
+    try {
+      await this.redis.call('FT.CREATE', c.index, 'ON', 'HASH', 'PREFIX', '1', c.prefix, 'STOPWORDS', '0', 'SCHEMA', ...schema(c, this.options));
+    } catch (error) {
+      if (/already exists/i.test((error as Error).message)) return;
+      throw error;
+    }
+    // A new index over existing documents reads them in the background: wait for that first scan.
+    const deadline = Date.now() + SCAN_WAIT_MS;
+    while (Date.now() < deadline && (await this.indexing(c.index))) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  private async indexing(index: string): Promise<boolean> {
+    const info = parseInfoReply(await this.redis.call('FT.INFO', index));
+    return Number(info.get('indexing') ?? 0) !== 0;
+  }
+}
