@@ -97,8 +97,12 @@ export async function hasQueryEngine(redis: Store): Promise<boolean> {
   }
 }
 
-/** How long a search waits for a new index's first scan over documents written before it. */
-const SCAN_WAIT_MS = 30_000;
+/**
+ * How long a search waits for a new index's first scan over documents stored before it (a new
+ * tenant's index has none; a large catalogue moving to the Query Engine takes longer, and its
+ * searches answer from what is indexed so far rather than hang).
+ */
+const SCAN_WAIT_MS = 2_000;
 
 /** The indexes of each tenant, created once per process on first use. */
 export class TenantIndexes {
