@@ -26,7 +26,8 @@ Connects to REDIS_URL, or to the embedded server of KCS_DATA_DIR (started for th
 
 export interface AdminConnection {
   url: string;
-  createServices: (redis: Store) => Services;
+  /** The services as the deployment's serve processes build them (the same search projection). */
+  createServices: (redis: Store) => Promise<Services>;
   stop: () => Promise<void>;
 }
 
@@ -71,7 +72,7 @@ export async function runAdmin(argv: string[], connect: () => Promise<AdminConne
   const connection = await connect();
   const redis = connectRedis(connection.url, { connectionName: 'kcs-admin' });
   await redis.connect();
-  const services = connection.createServices(redis);
+  const services = await connection.createServices(redis);
   const need = (name: keyof typeof values): string => {
     const value = values[name];
     if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);

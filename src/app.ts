@@ -24,7 +24,7 @@ import { SearchService } from './domain/search.js';
 import { noSearchRefresh, type SearchRefresh } from './domain/searchRefresh.js';
 import { createEmbedder } from './embed/index.js';
 import { QueryEmbedder } from './embed/queryEmbedder.js';
-import { createSearchEngine, projectionFor, resolveSearchEngine } from './search/index.js';
+import { createSearchEngine, indexOptionsOf, resolveSearchEngine, searchWrites, type SearchWrites } from './search/index.js';
 import type { EngineProgress } from './search/engine.js';
 import { SiteService } from './domain/sites.js';
 import { TenantService, UserService } from './domain/tenants.js';
@@ -43,7 +43,6 @@ import { JobRepository } from './store/jobs.js';
 import { EntryRepository } from './store/knowledge.js';
 import { OAuthRepository } from './store/oauth.js';
 import { ProductRepository } from './store/products.js';
-import type { DocumentProjection } from './store/projection.js';
 import { SiteRepository } from './store/sites.js';
 import { ApiKeyRepository, TenantRepository, UserRepository } from './store/tenants.js';
 
@@ -55,15 +54,16 @@ export interface ServiceOptions {
   oauthLifetimes?: OAuthLifetimes;
   /** Read-your-writes hook of this process's search engine. */
   searchRefresh?: SearchRefresh;
-  /** What document writes store for the search engine's index (src/search/index.ts projectionFor). */
-  projection?: DocumentProjection | null;
+  /** What document writes do for the engine serving search (src/search/index.ts searchWrites); none by default. */
+  search?: SearchWrites;
 }
 
 /** The services of one process, built on one Redis connection. */
 export function createServices(redis: Store, options: ServiceOptions = {}) {
-  const { queues = {}, oauthLifetimes = DEFAULT_OAUTH_LIFETIMES, searchRefresh = noSearchRefresh, projection = null } = options;
+  const { queues = {}, oauthLifetimes = DEFAULT_OAUTH_LIFETIMES, searchRefresh = noSearchRefresh } = options;
+  const projection = options.search?.projection ?? null;
   const embedding: EmbeddingScheduler = queues.embed ?? noEmbedding;
-  const tenants = new TenantService(new TenantRepository(redis));
+  const tenants = new TenantService(new TenantRepository(redis, projection?.version ?? null), options.search?.tenantCreated);
   const users = new UserService(new UserRepository(redis));
   const apiKeys = new ApiKeyService(new ApiKeyRepository(redis), users);
   const sites = new SiteService(new SiteRepository(redis), async (tenantId, siteId) => {
@@ -130,13 +130,14 @@ export async function startServer(config: Config, redisUrl: string, log: Logger)
   const queues = openQueues(redisUrl, config);
   const embedder = createEmbedder(config.embedding);
   const engineKind = await resolveSearchEngine(redis, config.searchEngine);
-  const projection = projectionFor(engineKind);
+  const writes = searchWrites(engineKind, redis, indexOptionsOf(embedder));
+  const { projection } = writes;
   const engine = createSearchEngine(engineKind, redis, log, {
     embedder,
     project: projection ? (tenantId) => queues.maintenance.scheduleProjection(tenantId, projection.version) : undefined,
   });
   const services = createServices(redis, {
-    queues, oauthLifetimes: config.oauth, searchRefresh: (tenantId, changed) => engine.refresh(tenantId, changed), projection,
+    queues, oauthLifetimes: config.oauth, searchRefresh: (tenantId, changed) => engine.refresh(tenantId, changed), search: writes,
   });
   const search = new SearchService(engine, embedder ? new QueryEmbedder(embedder) : null, services.products, services.knowledge, services.sites);
   // The indexes build in the background: /readyz answers 503 with the progress until they are done.

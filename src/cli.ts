@@ -7,7 +7,10 @@ import { createServices, startServer, type RunningServer } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { bootstrapDemo } from './domain/bootstrap.js';
 import { createLogger, type Logger } from './log.js';
+import { createEmbedder } from './embed/index.js';
+import { indexOptionsOf, resolveSearchEngine, searchWrites } from './search/index.js';
 import { RedisServerMissingError, runningEmbeddedRedis, startEmbeddedRedis, type EmbeddedRedis } from './store/embeddedRedis.js';
+import type { Store } from './store/redis.js';
 
 const USAGE = `usage: kcs <command>
   start     serve + worker for one machine (embedded redis-server unless REDIS_URL is set)
@@ -129,7 +132,9 @@ async function main(argv: string[]): Promise<void> {
       const { url, embedded } = config.redisUrl || (await runningEmbeddedRedis(config.dataDir))
         ? await redisFor(config, log, false)
         : await redisFor(config, log, true);
-      return { url, createServices, stop: async () => embedded?.stop() };
+      const services = async (redis: Store) =>
+        createServices(redis, { search: searchWrites(await resolveSearchEngine(redis, config.searchEngine), redis, indexOptionsOf(createEmbedder(config.embedding))) });
+      return { url, createServices: services, stop: async () => embedded?.stop() };
     });
     return;
   }

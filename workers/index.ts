@@ -7,7 +7,7 @@ import type { Logger } from '../src/log.js';
 import { queueConnection } from '../src/queue/connection.js';
 import { ProductRepository } from '../src/store/products.js';
 import { ProjectionBackfill } from '../src/store/projectionBackfill.js';
-import { projectionFor, resolveSearchEngine } from '../src/search/index.js';
+import { indexOptionsOf, resolveSearchEngine, searchWrites } from '../src/search/index.js';
 import { connectRedis } from '../src/store/redis.js';
 import { VectorRepository } from '../src/store/vectors.js';
 import { embedWorker } from './embed.js';
@@ -32,8 +32,10 @@ export async function startWorkers(config: Config, redisUrl: string, log: Logger
   // Ingest schedules embeddings: the worker process sends jobs as well as taking them.
   const queues = openQueues(redisUrl, config);
   // Documents written here carry the projection of the engine that serves search on this server.
-  const projection = projectionFor(await resolveSearchEngine(redis, config.searchEngine));
-  const services = createServices(redis, { queues, projection });
+  const embedder = createEmbedder(config.embedding);
+  const search = searchWrites(await resolveSearchEngine(redis, config.searchEngine), redis, indexOptionsOf(embedder));
+  const { projection } = search;
+  const services = createServices(redis, { queues, search });
   // BullMQ leaves a connection it was handed open on close: we own it and close it.
   const connection = queueConnection(redisUrl);
   const wanted = new Set(config.workerQueues);
@@ -45,12 +47,11 @@ export async function startWorkers(config: Config, redisUrl: string, log: Logger
   if (wanted.has('ingest')) {
     workers.push(ingestWorker(connection, services.ingest, services.jobs, config.workerConcurrency, log, config.ingestLockMs));
   }
-  const embedder = wanted.has('embed') ? createEmbedder(config.embedding) : null;
-  if (embedder) {
+  if (embedder && wanted.has('embed')) {
     workers.push(embedWorker(connection, embedder, new VectorRepository(redis), services.jobs, config.embedding.batchSize, log));
   }
   await Promise.all(workers.map((w) => w.waitUntilReady()));
-  log.info({ queues: workers.map((w) => w.name), embedder: embedder?.modelId ?? 'none' }, 'workers started');
+  log.info({ queues: workers.map((w) => w.name), embedder: wanted.has('embed') ? embedder?.modelId ?? 'none' : 'none' }, 'workers started');
   return {
     async close() {
       await Promise.all(workers.map((w) => w.close()));

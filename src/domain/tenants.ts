@@ -16,7 +16,11 @@ export class TenantService {
   static readonly CACHE_MS = 1000;
   private readonly cache = new Map<string, { tenant: Tenant | null; until: number }>();
 
-  constructor(private readonly repo: TenantRepository) {}
+  constructor(
+    private readonly repo: TenantRepository,
+    /** Prepares a new tenant for search before it has a document (the Query Engine's indexes). */
+    private readonly prepareSearch: (tenantId: string) => Promise<void> = async () => undefined,
+  ) {}
 
   async create(slug: string, name: string, settings: Partial<Tenant['settings']> = {}): Promise<Tenant> {
     if (!SLUG_RE.test(slug) || slug.length > 63) {
@@ -30,6 +34,7 @@ export class TenantService {
       created_at: new Date().toISOString(),
     };
     if (!(await this.repo.create(tenant))) throw new ConflictError(`Tenant '${slug}' already exists`);
+    await this.prepareSearch(tenant.id);
     return tenant;
   }
 

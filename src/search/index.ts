@@ -10,7 +10,7 @@ import { BuiltinEngine } from './builtin/engine.js';
 import type { SearchEngine } from './engine.js';
 import { RedisQueryEngine } from './redisQuery/engine.js';
 import { queryEngineProjection } from './redisQuery/projection.js';
-import { hasQueryEngine } from './redisQuery/schema.js';
+import { hasQueryEngine, TenantIndexes, type IndexOptions } from './redisQuery/schema.js';
 
 export type EngineKind = SearchEngine['name'];
 
@@ -21,8 +21,23 @@ export async function resolveSearchEngine(redis: Store, choice: SearchEngineChoi
   return 'builtin';
 }
 
-/** What document writes store for the engine's index (null: nothing, the built-in engine reads the documents). */
-export const projectionFor = (kind: EngineKind): DocumentProjection | null => (kind === 'redis-query-engine' ? queryEngineProjection : null);
+/** What a process that writes documents does for the engine serving search (src/app.ts ServiceOptions). */
+export interface SearchWrites {
+  /** Fields stored with each document for the engine's index (null: none, the built-in engine reads the documents). */
+  projection: DocumentProjection | null;
+  /** Prepares a new tenant before it has a document (the Query Engine's indexes). */
+  tenantCreated: (tenantId: string) => Promise<void>;
+}
+
+/** The write side of the engine: `index` names the model and dimension its vectors are searched under. */
+export function searchWrites(kind: EngineKind, redis: Store, index: IndexOptions): SearchWrites {
+  if (kind === 'builtin') return { projection: null, tenantCreated: async () => undefined };
+  const indexes = new TenantIndexes(redis, index);
+  return { projection: queryEngineProjection, tenantCreated: (tenantId) => indexes.createEmpty(tenantId) };
+}
+
+/** The index options of an embedder (the model whose vectors are searched). */
+export const indexOptionsOf = (embedder: Embedder | null): IndexOptions => ({ modelId: embedder?.modelId ?? null, dimension: embedder?.dimension ?? null });
 
 export interface SearchEngineOptions {
   embedder: Embedder | null;
@@ -31,9 +46,7 @@ export interface SearchEngineOptions {
 }
 
 export function createSearchEngine(kind: EngineKind, redis: Store, log: Logger, options: SearchEngineOptions): SearchEngine {
-  const modelId = options.embedder?.modelId ?? null;
-  if (kind === 'redis-query-engine') {
-    return new RedisQueryEngine(redis, log, { modelId, dimension: options.embedder?.dimension ?? null, project: options.project });
-  }
-  return new BuiltinEngine(redis, log, { modelId });
+  const index = indexOptionsOf(options.embedder);
+  if (kind === 'redis-query-engine') return new RedisQueryEngine(redis, log, { ...index, project: options.project });
+  return new BuiltinEngine(redis, log, { modelId: index.modelId });
 }

@@ -7,6 +7,8 @@ import type { StoredProduct } from './products.js';
 export interface DocumentProjection {
   /** Version of the field layout; documents written under another one are projected again. */
   readonly version: string;
+  /** The hash field each projected document holds its version in (among the pairs it writes). */
+  readonly versionField: string;
   product(doc: StoredProduct, parentExternalId: string | null): string[];
   entry(doc: StoredEntry): string[];
 }

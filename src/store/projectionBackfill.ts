@@ -41,7 +41,7 @@ export class ProjectionBackfill {
       const batch = hashKeys.slice(i, i + BATCH);
       const rows = await readHashes(this.redis, batch, fields);
       const present: string[] = [];
-      const args: (string | number)[] = [];
+      const args: (string | number)[] = [this.projection.versionField, this.projection.version];
       rows.forEach((values, k) => {
         const rev = values[values.length - 1];
         if (values[0] === null || rev === null) return;

@@ -7,5 +7,5 @@ searchEngineContract({
   name: 'builtin',
   redis: privateRedis,
   create: (redis, log, { modelId }) => new BuiltinEngine(redis, log, { modelId }),
-  projection: null,
+  kind: 'builtin',
 });

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { ProductInput } from '../../src/domain/products.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { fuseRanks, type EngineProgress, type Hit, type SearchEngine, type SearchResult } from '../../src/search/engine.js';
-import type { DocumentProjection } from '../../src/store/projection.js';
+import type { EngineKind } from '../../src/search/index.js';
 import { connectRedis, type Store } from '../../src/store/redis.js';
 import {
   ALL_VISIBILITY, DE_KEYS, DIM, EN_KEYS, MODEL, VISIBLE_UNDER,
@@ -24,8 +24,8 @@ export interface EngineTarget {
   redis(): Promise<PrivateRedis>;
   /** A new, unstarted engine on this connection, searching vectors of model MODEL (dimension DIM). */
   create(redis: Store, log: Logger, options: { modelId: string; dimension: number }): Promise<SearchEngine> | SearchEngine;
-  /** What document writes store for this engine (the Redis Query Engine's projection), null: none. */
-  projection: DocumentProjection | null;
+  /** The engine documents are written for (their search fields, a new tenant's indexes). */
+  kind: EngineKind;
 }
 
 /** How long another process may take to see a write (DESIGN: within 1 s; slack for a loaded 2-core machine). */
@@ -90,8 +90,8 @@ export function searchEngineContract(target: EngineTarget): void {
 
     before(async () => {
       backend = await target.redis();
-      domain = await openDomain(backend.url, (tenantId, changed) => engineRef?.refresh(tenantId, changed) ?? Promise.resolve(), target.projection);
-      other = await openDomain(backend.url, undefined, target.projection);
+      domain = await openDomain(backend.url, (tenantId, changed) => engineRef?.refresh(tenantId, changed) ?? Promise.resolve(), target.kind);
+      other = await openDomain(backend.url, undefined, target.kind);
       A = await tenantData('ca');
       B = await tenantData('cb');
 

@@ -3,7 +3,7 @@
 // never probes. Writers store the Query Engine's projection only when it serves search.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { projectionFor, resolveSearchEngine } from '../../src/search/index.js';
+import { resolveSearchEngine, searchWrites } from '../../src/search/index.js';
 import { connectRedis, type Store } from '../../src/store/redis.js';
 import { searchModuleAt } from '../helpers/queryEngine.js';
 import { privateRedis, type PrivateRedis } from './fixtures.js';
@@ -25,7 +25,7 @@ test('a server without the search module: auto and builtin run the built-in engi
   assert.equal(await resolveSearchEngine(redis, 'auto'), 'builtin');
   assert.equal(await resolveSearchEngine(redis, 'builtin'), 'builtin');
   await assert.rejects(resolveSearchEngine(redis, 'redis'), /KCS_SEARCH_ENGINE=redis but the Redis server has no search module/);
-  assert.equal(projectionFor('builtin'), null, 'documents carry no projection for the built-in engine');
+  assert.equal(searchWrites('builtin', redis, { modelId: null, dimension: null }).projection, null, 'documents carry no projection for the built-in engine');
   assert.deepEqual(await redis.keys('kcs:probe:*'), [], 'the probe leaves nothing behind');
 });
 
@@ -36,7 +36,7 @@ test('a server with the search module (REDIS_URL): auto and redis run the Redis 
     assert.equal(await resolveSearchEngine(stack, 'auto'), 'redis-query-engine');
     assert.equal(await resolveSearchEngine(stack, 'redis'), 'redis-query-engine');
     assert.equal(await resolveSearchEngine(stack, 'builtin'), 'builtin');
-    assert.ok(projectionFor('redis-query-engine'), 'documents carry the projection');
+    assert.ok(searchWrites('redis-query-engine', stack, { modelId: null, dimension: null }).projection, 'documents carry the projection');
   } finally {
     stack.disconnect();
   }

@@ -13,7 +13,7 @@ import { noSearchRefresh, type SearchRefresh } from '../../src/domain/searchRefr
 import type { EntryAccess, Hit, ProductFilters, ProductSearch, KnowledgeSearch, EntryFilters } from '../../src/search/engine.js';
 import { startEmbeddedRedis } from '../../src/store/embeddedRedis.js';
 import { keys } from '../../src/store/keys.js';
-import type { DocumentProjection } from '../../src/store/projection.js';
+import { searchWrites, type EngineKind } from '../../src/search/index.js';
 import { connectRedis, type Store } from '../../src/store/redis.js';
 import { VectorRepository } from '../../src/store/vectors.js';
 import type { HttpResult, TenantFixture } from '../helpers/stack.js';
@@ -106,12 +106,13 @@ export interface Domain {
 
 /**
  * The real services on their own connection; `refresh` is the read-your-writes hook (none: another
- * process), `projection` what writes store for the engine under test.
+ * process); documents are written as they are for `engine` (its search fields and, for a new
+ * tenant, its indexes, for vectors of MODEL).
  */
-export async function openDomain(url: string, refresh: SearchRefresh = noSearchRefresh, projection: DocumentProjection | null = null): Promise<Domain> {
+export async function openDomain(url: string, refresh: SearchRefresh = noSearchRefresh, engine: EngineKind = 'builtin'): Promise<Domain> {
   const redis = connectRedis(url);
   await redis.connect();
-  const services = createServices(redis, { searchRefresh: refresh, projection });
+  const services = createServices(redis, { searchRefresh: refresh, search: searchWrites(engine, redis, { modelId: MODEL, dimension: DIM }) });
   return { redis, services, close: () => redis.disconnect() };
 }
 

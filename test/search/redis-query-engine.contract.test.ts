@@ -41,7 +41,7 @@ if (url && (await searchModuleAt(url))) {
         };
         return engine;
       },
-      projection: queryEngineProjection,
+      kind: 'redis-query-engine',
     });
   }
 } else {

@@ -16,8 +16,8 @@ import {
   type ProductFacet, type ProductSearch, type RelatedRequest, type SearchEngine, type SearchResult, type VariantStrategy,
 } from '../engine.js';
 import { queryCodes } from '../productValues.js';
-import { accessFilter, all, entryFilter, exactTerms, productFilter, tagAny, tagNone, variantFilter, wordExpression } from './query.js';
-import { parseAggregateReply, parseSearchReply, type ParsedReply } from './replies.js';
+import { accessFilter, all, entryFilter, productFilter, tagAny, tagNone, variantFilter, wordExpression } from './query.js';
+import { parseAggregateReply, parseSearchReply, parseSpellcheckReply, type ParsedReply } from './replies.js';
 import { F, PROJECTION_VERSION, TenantIndexes, type Collection } from './schema.js';
 
 export interface RedisQueryEngineOptions {
@@ -43,12 +43,15 @@ interface Keyword extends Ranked {
   expr: string | null;
 }
 
-/** What differs between a product and an entry search. */
+/** What differs between a product and an entry search, and the query's words. */
 interface SearchScope {
   filter: string;
   /** Exact codes the query may be (products: sku/gtin). */
   codes: string[];
   facets: ProductFacet[];
+  words: QueryWord[];
+  /** Per word: unknown to the index (it gets typo variants). */
+  unknown: boolean[];
 }
 
 const FACET_FIELD: Record<ProductFacet, string> = { brand: 'brand_v', category: 'category_v', availability: 'avail_v' };
@@ -88,14 +91,19 @@ export class RedisQueryEngine implements SearchEngine {
 
   async searchProducts(tenantId: string, s: ProductSearch): Promise<SearchResult> {
     await this.tenant(tenantId);
-    const purging = await this.redis.smembers(keys.sitesPurging(tenantId));
-    const scope = { filter: productFilter(s.filters, purging), codes: s.query.trim() ? queryCodes(s.query) : [], facets: s.facets };
-    return this.search(this.indexes.products(tenantId), s, scope, s.filters.language ?? null);
+    const c = this.indexes.products(tenantId);
+    const words = analyzeQuery(s.query, s.filters.language ?? null);
+    // One round trip for what the queries depend on: the sites being purged, the words the index lacks.
+    const [purging, unknown] = await Promise.all([this.redis.smembers(keys.sitesPurging(tenantId)), this.unknownWords(c, s, words)]);
+    const codes = s.query.trim() ? queryCodes(s.query) : [];
+    return this.search(c, s, { filter: productFilter(s.filters, purging), codes, facets: s.facets, words, unknown });
   }
 
   async searchKnowledge(tenantId: string, s: KnowledgeSearch): Promise<SearchResult> {
     await this.tenant(tenantId);
-    return this.search(this.indexes.entries(tenantId), s, { filter: entryFilter(s.filters), codes: [], facets: [] }, s.filters.language ?? null);
+    const c = this.indexes.entries(tenantId);
+    const words = analyzeQuery(s.query, s.filters.language ?? null);
+    return this.search(c, s, { filter: entryFilter(s.filters), codes: [], facets: [], words, unknown: await this.unknownWords(c, s, words) });
   }
 
   async relatedProducts(tenantId: string, productId: string, r: RelatedRequest & { variantStrategy: VariantStrategy }): Promise<SearchResult | null> {
@@ -150,14 +158,13 @@ export class RedisQueryEngine implements SearchEngine {
   // ---- searching -------------------------------------------------------------------------------
 
   /** Keyword, semantic or both fused (RRF), the same for products and entries. */
-  private async search(c: Collection, s: ProductSearch | KnowledgeSearch, scope: SearchScope, language: string | null): Promise<SearchResult> {
+  private async search(c: Collection, s: ProductSearch | KnowledgeSearch, scope: SearchScope): Promise<SearchResult> {
     const useKeyword = s.mode !== 'semantic' || !s.vector;
     const useSemantic = s.mode !== 'keyword' && s.vector !== null;
     const window = windowOf(s);
-    const words = analyzeQuery(s.query, language);
     const served = s.semanticLanguages.length > 0 ? tagAny(F.baseLanguage, s.semanticLanguages) : `@${F.baseLanguage}:{__none__}`;
     const [keywordFound, codes, semantic] = await Promise.all([
-      useKeyword ? this.keyword(c, s.query, words, scope.filter, useSemantic ? window : s.offset + s.limit) : null,
+      useKeyword ? this.keyword(c, s.query, scope, useSemantic ? window : s.offset + s.limit) : null,
       useKeyword && scope.codes.length > 0 ? this.ids(c, all(tagAny('codes', scope.codes), scope.filter), CODE_HITS) : [],
       useSemantic ? this.knn(c, 'content', s.vector!, window, all(scope.filter, served)) : null,
     ]);
@@ -190,14 +197,13 @@ export class RedisQueryEngine implements SearchEngine {
    * Keyword hits (BM25): every word must match, else any word; the words the index does not know
    * get typo variants. Without a query, the newest documents.
    */
-  private async keyword(c: Collection, query: string, words: QueryWord[], filter: string, k: number): Promise<Keyword> {
+  private async keyword(c: Collection, query: string, { words, unknown, filter }: SearchScope, k: number): Promise<Keyword> {
     if (!query.trim()) {
       const found = await this.query(c, filter || '*', ['NOCONTENT', 'SORTBY', F.created, 'DESC', 'LIMIT', '0', String(k)]);
       return { ids: found.rows.map((r) => this.idOf(c, r.key)), scores: found.rows.map(() => 0), total: found.total, expr: null };
     }
     // Punctuation only: no word to match (as the built-in engine).
     if (words.length === 0) return { ids: [], scores: [], total: 0, expr: null };
-    const unknown = await this.unknownWords(c, words);
     const expressions = words.map((w, i) => wordExpression(w, unknown[i]));
     const run = async (expr: string): Promise<Keyword> => {
       const found = await this.query(c, all(expr, filter), ['NOCONTENT', 'WITHSCORES', 'SCORER', 'BM25', 'LIMIT', '0', String(k)]);
@@ -208,11 +214,16 @@ export class RedisQueryEngine implements SearchEngine {
     return run(`(${expressions.join(' | ')})`);
   }
 
-  /** Per word: true when no document of the collection holds any of its terms (typo tolerance applies). */
-  private async unknownWords(c: Collection, words: QueryWord[]): Promise<boolean[]> {
-    return Promise.all(
-      words.map(async (w) => w.fuzzy > 0 && (await this.query(c, exactTerms(w), ['NOCONTENT', 'LIMIT', '0', '0'])).total === 0),
-    );
+  /**
+   * Per word: true when the index holds none of its terms (typo tolerance applies). One
+   * FT.SPELLCHECK names the terms the index lacks; words too short for typos are not asked about.
+   */
+  private async unknownWords(c: Collection, s: ProductSearch | KnowledgeSearch, words: QueryWord[]): Promise<boolean[]> {
+    const asked = s.mode !== 'semantic' || !s.vector ? words.filter((w) => w.fuzzy > 0) : [];
+    if (asked.length === 0) return words.map(() => false);
+    const terms = [...new Set(asked.flatMap((w) => w.terms))];
+    const missing = parseSpellcheckReply(await this.redis.call('FT.SPELLCHECK', c.index, terms.join(' '), 'DIALECT', '2'));
+    return words.map((w) => w.fuzzy > 0 && w.terms.every((t) => missing.has(t)));
   }
 
   /** Which of the ids (none of them in the keyword hits fetched) the keyword query does not match. */

@@ -18,12 +18,16 @@ export const tagValue = (values: (string | null | undefined)[]): string =>
 
 const flag = (b: boolean) => (b ? '1' : '0');
 
+/** The hash field holding the projection version a document's search fields follow. */
+export const PROJECTION_VERSION_FIELD = 'f:v';
+
 /** A layer as a TAG value: marked, so that an empty layer is a value too (a TAG value cannot be empty). */
 export const layerTag = (layer: string): string => `=${layer}`;
 const lower = (v: string | null) => v?.toLowerCase() ?? null;
 
+/** Search fields as hash field/value pairs, led by the projection version they follow (not indexed). */
 function pairs(fields: Record<string, string>): string[] {
-  const out: string[] = [];
+  const out: string[] = [PROJECTION_VERSION_FIELD, PROJECTION_VERSION];
   for (const [name, value] of Object.entries(fields)) out.push(`f:${name}`, value);
   return out;
 }
@@ -60,4 +64,6 @@ export function entryProjection(doc: StoredEntry): string[] {
 }
 
 /** The projection the document writers use when the Redis Query Engine serves search. */
-export const queryEngineProjection: DocumentProjection = { version: PROJECTION_VERSION, product: productProjection, entry: entryProjection };
+export const queryEngineProjection: DocumentProjection = {
+  version: PROJECTION_VERSION, versionField: PROJECTION_VERSION_FIELD, product: productProjection, entry: entryProjection,
+};

@@ -35,9 +35,6 @@ export function wordExpression(word: QueryWord, typos: boolean): string {
   return `(${[...alternatives].join(' | ')})`;
 }
 
-/** The terms of a word, OR-ed: whether the index knows the word as typed. */
-export const exactTerms = (word: QueryWord): string => `(${word.terms.join(' | ')})`;
-
 export function variantFilter(strategy: VariantStrategy): string {
   if (strategy === 'children_only') return '@parent:[0 0]';
   if (strategy === 'parents_only') return '@variant:[0 0]';

@@ -123,22 +123,34 @@ export class TenantIndexes {
 
   /** Resolves once both indexes of the tenant exist and have read the documents stored before them. */
   ensure(tenantId: string): Promise<void> {
-    let done = this.created.get(tenantId);
-    if (!done) {
-      done = Promise.all([this.create(this.products(tenantId)), this.create(this.entries(tenantId))]).then(() => undefined);
-      this.created.set(tenantId, done);
-      done.catch(() => this.created.delete(tenantId));
-    }
+    return this.created.get(tenantId) ?? this.remember(tenantId, true);
+  }
+
+  /**
+   * Both indexes of a tenant that has no document yet: created without the server's scan of the
+   * whole keyspace (seconds on a large server), since there is nothing to find; every document
+   * written from now on is indexed as it is stored.
+   */
+  createEmpty(tenantId: string): Promise<void> {
+    return this.remember(tenantId, false);
+  }
+
+  private remember(tenantId: string, scan: boolean): Promise<void> {
+    const done = Promise.all([this.create(this.products(tenantId), scan), this.create(this.entries(tenantId), scan)]).then(() => undefined);
+    this.created.set(tenantId, done);
+    done.catch(() => this.created.delete(tenantId));
     return done;
   }
 
-  private async create(c: Collection): Promise<void> {
+  /** Creates the index unless it exists; `scan`: it reads the documents stored before it (waiting a little for that). */
+  private async create(c: Collection, scan: boolean): Promise<void> {
     try {
-      await this.redis.call('FT.CREATE', c.index, 'ON', 'HASH', 'PREFIX', '1', c.prefix, 'STOPWORDS', '0', 'SCHEMA', ...schema(c, this.options));
+      await this.redis.call('FT.CREATE', c.index, 'ON', 'HASH', 'PREFIX', '1', c.prefix, ...(scan ? [] : ['SKIPINITIALSCAN']), 'STOPWORDS', '0', 'SCHEMA', ...schema(c, this.options));
     } catch (error) {
       if (/already exists/i.test((error as Error).message)) return;
       throw error;
     }
+    if (!scan) return;
     // A new index over existing documents reads them in the background: wait for that first scan.
     const deadline = Date.now() + SCAN_WAIT_MS;
     while (Date.now() < deadline && (await this.indexing(c.index))) await new Promise((r) => setTimeout(r, 20));

@@ -1,14 +1,15 @@
 -- Write the search projection of documents stored before it was kept (store/projection.ts), each
--- only while the document is still at the revision it was computed from: a later write carries
--- its own projection.
+-- only while the document is still at the revision it was computed from (a later write carries
+-- its own projection) and does not carry this version already: rewriting the same fields would
+-- only make a search index re-index the document.
 -- Called with a key count. KEYS: the document hashes.
--- ARGV: per document (in KEYS order): expected rev, n, then n field/value pairs (an empty value
--- removes the field).
+-- ARGV: 1 the field holding the projection version, 2 the version, then per document (in KEYS
+-- order): expected rev, n, then n field/value pairs (an empty value removes the field).
 -- Returns the number of documents projected.
-local projected, a = 0, 1
+local projected, a = 0, 3
 for _, key in ipairs(KEYS) do
   local n = tonumber(ARGV[a + 1])
-  if redis.call('HGET', key, 'rev') == ARGV[a] then
+  if redis.call('HGET', key, 'rev') == ARGV[a] and redis.call('HGET', key, ARGV[1]) ~= ARGV[2] then
     local fields, drop = {}, {}
     for p = a + 2, a + 1 + 2 * n, 2 do
       if ARGV[p + 1] ~= '' then

@@ -1,0 +1,198 @@
+// One column of the search benchmark: an engine, the Redis server it runs on, and the benchmark's
+// tenant there with its copy of the catalogue. The built-in engine's column is a private plain
+// redis-server (below); the Redis Query Engine's is a fresh tenant on BENCH_REDIS_URL
+// (searchQueryEngineColumn.ts). What differs between the engines lives in these classes; every
+// measurement is the same code for both.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServices, type Services } from '../../src/app.js';
+import { SCOPES } from '../../src/domain/scopes.js';
+import { createLogger } from '../../src/log.js';
+import { BuiltinEngine } from '../../src/search/builtin/engine.js';
+import type { ProductSearch, SearchEngine } from '../../src/search/engine.js';
+import type { EngineKind } from '../../src/search/index.js';
+import { startEmbeddedRedis } from '../../src/store/embeddedRedis.js';
+import { connectRedis, type Store } from '../../src/store/redis.js';
+import { gc } from './gc.js';
+import { fmt, type Undo } from './harness.js';
+import { MODEL, SITES, siteSlug } from './searchConfig.js';
+import { mib, type Summary } from './searchSummary.js';
+
+export interface BenchTenant {
+  id: string;
+  slug: string;
+  /** An API key with every scope. */
+  key: string;
+  /** Site id by site number. */
+  siteIds: string[];
+}
+
+export interface ColumnParts {
+  store: Store;
+  services: Services;
+  tenant: BenchTenant;
+  redisUrl: string;
+  /** The redis-server process when it runs on this machine (its CPU share is shown). */
+  redisPid: number | undefined;
+  /** The server and its version, e.g. "Redis 7.4.1, RediSearch 2.10.32". */
+  server: string;
+  /** KCS_DATA_DIR of the serve children (nothing is kept there with REDIS_URL given). */
+  dataDir: string;
+}
+
+export abstract class Column {
+  abstract readonly engine: EngineKind;
+  readonly store: Store;
+  readonly services: Services;
+  readonly tenant: BenchTenant;
+  readonly redisUrl: string;
+  readonly redisPid: number | undefined;
+  readonly server: string;
+  readonly dataDir: string;
+  /** The most a serve child may take from listening to /readyz 200 (null: no target). */
+  readonly readyTargetMs: number | null = null;
+  /** Product id and text hash by catalogue row, filled as the catalogue is written. */
+  readonly ids: string[] = [];
+  readonly thash: string[] = [];
+  private rows: Map<string, number> | null = null;
+  private readonly siteIdOf: Map<string, string>;
+
+  protected constructor(parts: ColumnParts) {
+    this.store = parts.store;
+    this.services = parts.services;
+    this.tenant = parts.tenant;
+    this.redisUrl = parts.redisUrl;
+    this.redisPid = parts.redisPid;
+    this.server = parts.server;
+    this.dataDir = parts.dataDir;
+    this.siteIdOf = new Map(parts.tenant.siteIds.map((id, s) => [siteSlug(s), id]));
+  }
+
+  get heading(): string {
+    return `${this.engine} (${this.server})`;
+  }
+
+  /** The catalogue row of a product id (-1: not one of the catalogue's). */
+  rowOf(id: string): number {
+    this.rows ??= new Map(this.ids.map((productId, row) => [productId, row]));
+    return this.rows.get(id) ?? -1;
+  }
+
+  /** The search with its site slug (queries are generated once for both servers) as this server's site id. */
+  bind(s: ProductSearch): ProductSearch {
+    if (!s.filters.siteId) return s;
+    const siteId = this.siteIdOf.get(s.filters.siteId);
+    if (!siteId) throw new Error(`no site ${s.filters.siteId}`);
+    return { ...s, filters: { ...s.filters, siteId } };
+  }
+
+  /** Prints and notes what the written catalogue takes on the Redis server. */
+  abstract reportMemory(summary: Summary): Promise<void>;
+  /** An engine over the stored catalogue; prints and notes its build. */
+  abstract buildEngine(summary: Summary): Promise<SearchEngine>;
+  /** Env of this column's `kcs serve` children (bench/support/searchServer.ts). */
+  abstract serveEnv(): Record<string, string>;
+}
+
+/** The built-in engine: a private plain redis-server, the catalogue written as without a search module. */
+export class BuiltinColumn extends Column {
+  readonly engine = 'builtin' as const;
+
+  static async open(undo: Undo): Promise<BuiltinColumn> {
+    const dir = mkdtempSync(join(tmpdir(), 'kcs-bench-search-'));
+    undo(() => rmSync(dir, { recursive: true, force: true }));
+    const redis = await startEmbeddedRedis(dir, { persist: false });
+    undo(() => redis.stop());
+    const store = connectRedis(redis.url);
+    await store.connect();
+    undo(() => void store.disconnect());
+    const services = createServices(store);
+    const tenant = await setUpTenant(services, 'bench');
+    return new BuiltinColumn({ store, services, tenant, redisUrl: redis.url, redisPid: redis.pid, server: await describeServer(store), dataDir: dir });
+  }
+
+  async reportMemory(summary: Summary): Promise<void> {
+    // The private server holds nothing but the catalogue (and the tenant's few other keys).
+    const used = await usedMemory(this.store);
+    console.log(`   ${this.engine}: redis used_memory ${mib(used)} (the private server holds only this catalogue)`);
+    summary.note(this.engine, 'memory: Redis used_memory for the catalogue', mib(used));
+  }
+
+  async buildEngine(summary: Summary): Promise<SearchEngine> {
+    const n = this.ids.length;
+    gc();
+    gc();
+    const before = process.memoryUsage();
+    const engine = new BuiltinEngine(this.store, createLogger('silent', 'bench'), { modelId: MODEL });
+    let marks = 0;
+    const started = performance.now();
+    await engine.start((p) => {
+      if (p.documents >= ((marks + 1) * n) / 4 && p.documents < n) {
+        marks++;
+        console.log(`   … ${p.documents.toLocaleString('en')} documents after ${fmt((performance.now() - started) / 1000, 1)} s`);
+      }
+    });
+    const buildMs = performance.now() - started;
+    gc();
+    gc();
+    const after = process.memoryUsage();
+    const delta = (k: keyof NodeJS.MemoryUsage) => after[k] - before[k];
+    console.log(
+      `   built the replica of ${n.toLocaleString('en')} products from Redis (text index + HNSW f16 + anchors) in ` +
+        `${fmt(buildMs / 1000, 1)} s (${fmt(n / (buildMs / 1000), 0)} products/s)\n` +
+        `   memory after − before (after GC): rss +${mib(delta('rss'))}, heapUsed +${mib(delta('heapUsed'))}, ` +
+        `external +${mib(delta('external'))} (arrayBuffers +${mib(delta('arrayBuffers'))}); usearch's graph is native memory, counted in rss only`,
+    );
+    summary.note(this.engine, 'index build from the stored catalogue', `${fmt(buildMs / 1000, 1)} s (${fmt(n / (buildMs / 1000), 0)}/s), replica in process`);
+    summary.note(this.engine, 'index memory', `rss +${mib(delta('rss'))} in each serve process (heapUsed +${mib(delta('heapUsed'))}, arrayBuffers +${mib(delta('arrayBuffers'))})`);
+    return engine;
+  }
+
+  serveEnv(): Record<string, string> {
+    return { BENCH_REDIS_URL: this.redisUrl, BENCH_DATA_DIR: this.dataDir, KCS_SEARCH_ENGINE: 'builtin' };
+  }
+}
+
+/** The benchmark's tenant: an all-scopes key and SITES sites with the same slugs on every server. */
+export async function setUpTenant(services: Services, slug: string): Promise<BenchTenant> {
+  const tenant = await services.tenants.create(slug, 'Search benchmark');
+  const user = await services.users.create(tenant.id, 'bench@bench.test', 'Bench');
+  const { key } = await services.apiKeys.create(tenant.id, { userId: user.id, name: 'bench', scopes: [...SCOPES] });
+  const siteIds: string[] = [];
+  for (let s = 0; s < SITES; s++) {
+    siteIds.push((await services.sites.create(tenant.id, { slug: siteSlug(s), name: `Shop ${s}`, language: s % 7 === 0 ? 'de' : 'en' })).id);
+  }
+  return { id: tenant.id, slug, key, siteIds };
+}
+
+const infoField = (info: string, name: string) => new RegExp(`^${name}:(.*)$`, 'm').exec(info)?.[1]?.trim();
+
+export async function usedMemory(store: Store): Promise<number> {
+  return Number(infoField(await store.info('memory'), 'used_memory'));
+}
+
+/** "Redis 7.4.1" with its search module when loaded ("…, RediSearch 2.10.32"). */
+export async function describeServer(store: Store): Promise<string> {
+  const version = infoField(await store.info('server'), 'redis_version') ?? '?';
+  const modules = (await store.call('MODULE', 'LIST')) as unknown[][];
+  const search = modules.map((m) => new Map(pairs(m))).find((m) => m.get('name') === 'search');
+  // The module's version is one number: 21032 is 2.10.32.
+  const ver = Number(search?.get('ver'));
+  const module = search ? `, RediSearch ${Math.floor(ver / 10000)}.${Math.floor(ver / 100) % 100}.${ver % 100}` : '';
+  return `Redis ${version}${module}`;
+}
+
+/** The process id of a server on this machine (null elsewhere: its /proc is not ours to read). */
+export async function localPid(store: Store, url: string): Promise<number | undefined> {
+  const host = new URL(url).hostname;
+  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host)) return undefined;
+  const pid = Number(infoField(await store.info('server'), 'process_id'));
+  return pid > 0 ? pid : undefined;
+}
+
+function pairs(flat: unknown[]): [string, unknown][] {
+  const out: [string, unknown][] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) out.push([String(flat[i]), flat[i + 1]]);
+  return out;
+}

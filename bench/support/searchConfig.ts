@@ -1,0 +1,29 @@
+// The settings of the search benchmark (bench/search.ts), shared by its parts: the sizes from the
+// environment and the fixed shape of the generated catalogue.
+import { resolve } from 'node:path';
+import { positiveInt } from './harness.js';
+
+export const PRODUCTS = positiveInt('BENCH_PRODUCTS', 100_000);
+export const QUERIES = positiveInt('BENCH_QUERIES', 2_000);
+export const RECALL_QUERIES = positiveInt('BENCH_RECALL_QUERIES', 300);
+export const SECONDS = positiveInt('BENCH_SECONDS', 5);
+export const WARMUP_SECONDS = 1;
+/** A Redis server with the search module: the redis-query-engine column runs there (none: builtin only). */
+export const MODULE_REDIS_URL = process.env.BENCH_REDIS_URL || null;
+export const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : null;
+
+export const SITES = 100;
+export const DIM = 512;
+export const CLUSTERS = 200;
+export const GERMAN = 0.15;
+export const ANCHORS = 0.1;
+export const WRITE_BATCH = 1_000;
+/** The local embedder's model id (src/embed/local.ts): the serve child with KCS_EMBEDDER=local loads these vectors. */
+export const MODEL = 'use-lite-512-en';
+export const HTTP_CONNECTIONS = [1, 32];
+/** Distinct queries in the HTTP hybrid/semantic runs: each is embedded once, while warming the cache. */
+export const HTTP_VECTOR_QUERIES = 50;
+export const TARGET = { keywordP99: 5, hybridP99: 15, recall: 0.95 };
+
+/** Sites are created with these slugs on every server, so one generated query serves both engines. */
+export const siteSlug = (site: number) => `site-${site}`;
