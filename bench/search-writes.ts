@@ -14,19 +14,16 @@
 //
 //   BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench:search-writes
 //   BENCH_PRODUCTS=100000 ...                  more products (default 20,000)
-import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { createServices } from '../src/app.js';
 import type { ProductInput } from '../src/domain/products.js';
 import { searchWrites, type EngineKind } from '../src/search/index.js';
 import { hasQueryEngine } from '../src/search/redisQuery/schema.js';
-import { startEmbeddedRedis } from '../src/store/embeddedRedis.js';
-import { keys } from '../src/store/keys.js';
 import { ProjectionBackfill } from '../src/store/projectionBackfill.js';
 import { connectRedis, type Store } from '../src/store/redis.js';
 import { VectorRepository } from '../src/store/vectors.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
+import { describeServer, dropTenant, openPrivateRedis, serverCpuSeconds } from './support/redisServers.js';
 import { Catalogue, clusteredVectors, randomCentroids, Rng } from './support/searchData.js';
 
 const PRODUCTS = positiveInt('BENCH_PRODUCTS', 20_000);
@@ -44,22 +41,6 @@ interface Step {
   redisMicros: number;
 }
 
-/** The server's own CPU seconds (user + system), from INFO cpu: right for a server elsewhere too. */
-async function serverCpu(store: Store): Promise<number> {
-  const info = await store.info('cpu');
-  const value = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? NaN);
-  return value('used_cpu_user') + value('used_cpu_sys');
-}
-
-async function serverVersion(store: Store): Promise<string> {
-  const version = /redis_version:(\S+)/.exec(await store.info('server'))?.[1] ?? '?';
-  const modules = ((await store.call('MODULE', 'LIST')) as unknown[][]).map((m) => {
-    const at = (name: string) => String(m[m.findIndex((f) => String(f) === name) + 1]);
-    return `${at('name')} ${at('ver')}`;
-  });
-  return `Redis ${version}${modules.length ? ` (${modules.join(', ')})` : ''}`;
-}
-
 interface Target {
   name: string;
   store: Store;
@@ -71,21 +52,27 @@ async function runTarget(target: Target, catalogue: Catalogue, vectors: Float32A
   // As a serve process of that engine writes: with the Query Engine, a new tenant's indexes exist before its first document.
   const writes = searchWrites(target.engine, store, { modelId: MODEL, dimension: DIM });
   const services = createServices(store, { search: writes });
-  const tenant = await services.tenants.create(`bench-writes-${Date.now().toString(36)}`, 'Write benchmark');
+  const slug = `bench-writes-${Date.now().toString(36)}`;
+  const tenant = await services.tenants.create(slug, 'Write benchmark');
   const site = await services.sites.create(tenant.id, { slug: 'shop', name: 'Shop', language: 'en' });
   const inputs = Array.from({ length: PRODUCTS }, (_, i) => catalogue.product(i).input as unknown as ProductInput);
   const ids: string[] = new Array(PRODUCTS);
   const thashes: string[] = new Array(PRODUCTS);
   const steps: Step[] = [];
-  const step = async (name: string, run: (from: number, to: number) => Promise<void>) => {
-    const cpu = await serverCpu(store);
+  /** Times `work` over the whole catalogue: products/s, and the server's CPU per product. */
+  const measure = async (name: string, work: () => Promise<unknown>) => {
+    const cpu = await serverCpuSeconds(store);
     const started = performance.now();
-    for (let from = 0; from < PRODUCTS; from += BATCH) await run(from, Math.min(PRODUCTS, from + BATCH));
+    await work();
     const seconds = (performance.now() - started) / 1000;
-    const redisMicros = ((await serverCpu(store)) - cpu) * 1e6 / PRODUCTS;
+    const redisMicros = ((await serverCpuSeconds(store)) - cpu) * 1e6 / PRODUCTS;
     steps.push({ name, perSecond: PRODUCTS / seconds, redisMicros });
     console.log(`   ${target.name.padEnd(20)} ${name.padEnd(44)} ${fmt(PRODUCTS / seconds, 0).padStart(7)} products/s  redis ${fmt(redisMicros, 0).padStart(5)} µs/product`);
   };
+  const step = (name: string, run: (from: number, to: number) => Promise<void>) =>
+    measure(name, async () => {
+      for (let from = 0; from < PRODUCTS; from += BATCH) await run(from, Math.min(PRODUCTS, from + BATCH));
+    });
   const upsert = async (from: number, to: number, expect: string, over: (i: number) => Partial<ProductInput> = () => ({})) => {
     const outcomes = await services.products.upsertMany(tenant.id, inputs.slice(from, to).map((input, k) => ({ siteId: site.id, input: { ...input, ...over(from + k) } as ProductInput, source: 'bench' })));
     outcomes.forEach((o, k) => {
@@ -105,46 +92,20 @@ async function runTarget(target: Target, catalogue: Catalogue, vectors: Float32A
   if (writes.projection) {
     // The job's own check (documents already at this version are left alone) is skipped here: it measures a real migration.
     const backfill = new ProjectionBackfill(store, { ...writes.projection, version: `${writes.projection.version}-bench` });
-    const cpu = await serverCpu(store);
-    const started = performance.now();
-    await backfill.run(tenant.id);
-    const seconds = (performance.now() - started) / 1000;
-    const redisMicros = ((await serverCpu(store)) - cpu) * 1e6 / PRODUCTS;
-    steps.push({ name: 'projection job over the stored catalogue', perSecond: PRODUCTS / seconds, redisMicros });
-    console.log(`   ${target.name.padEnd(20)} ${'projection job over the stored catalogue'.padEnd(44)} ${fmt(PRODUCTS / seconds, 0).padStart(7)} products/s  redis ${fmt(redisMicros, 0).padStart(5)} µs/product`);
+    await measure('projection job over the stored catalogue', () => backfill.run(tenant.id));
   }
-  await dropTenant(store, tenant.id);
+  await dropTenant(store, slug);
   return steps;
-}
-
-/** Removes what the run stored under its tenant (on a shared server nothing else is touched). */
-async function dropTenant(store: Store, tenantId: string): Promise<void> {
-  for (const name of await store.call('FT._LIST').catch(() => []) as string[]) {
-    if (name.startsWith(keys.searchIndex(tenantId, ''))) await store.call('FT.DROPINDEX', name);
-  }
-  let cursor = '0';
-  do {
-    const [next, found] = await store.scan(cursor, 'MATCH', `kcs:{t:${tenantId}}*`, 'COUNT', 1000);
-    cursor = next;
-    if (found.length > 0) await store.unlink(...found);
-  } while (cursor !== '0');
-  await store.hdel(keys.tenantSlugs, ...(await store.hgetall(keys.tenantSlugs).then((all) => Object.keys(all).filter((slug) => all[slug] === tenantId))));
 }
 
 async function main(undo: Undo): Promise<number> {
   const rng = new Rng(31);
   const catalogue = new Catalogue(rng, { sites: 1, clusters: 200, german: 0.15, anchors: 0 });
   const vectors = clusteredVectors(new Rng(7), randomCentroids(new Rng(7), 200, DIM), DIM, (i) => i % 200, PRODUCTS, 1);
-  const dir = mkdtempSync(join(tmpdir(), 'kcs-bench-search-writes-'));
-  undo(() => rmSync(dir, { recursive: true, force: true }));
-  const plain = await startEmbeddedRedis(dir, { persist: false });
-  undo(() => plain.stop());
-  const plainStore = connectRedis(plain.url);
-  await plainStore.connect();
-  undo(() => void plainStore.disconnect());
+  const { store: plainStore } = await openPrivateRedis(undo, 'search-writes');
 
   console.log(`bench:search-writes  ${availableParallelism()} cores, Node ${process.version}; ${PRODUCTS.toLocaleString('en')} products, batches of ${BATCH}`);
-  console.log(`   builtin: ${await serverVersion(plainStore)}, private`);
+  console.log(`   builtin: ${await describeServer(plainStore)}, private`);
   const results: [string, Step[]][] = [['builtin', await runTarget({ name: 'builtin', store: plainStore, engine: 'builtin' }, catalogue, vectors)]];
 
   if (!URL_WITH_MODULE) {
@@ -154,7 +115,7 @@ async function main(undo: Undo): Promise<number> {
     await store.connect();
     undo(() => void store.disconnect());
     if (!(await hasQueryEngine(store))) throw new Error(`BENCH_REDIS_URL (${URL_WITH_MODULE}) has no search module`);
-    console.log(`   redis-query-engine: ${await serverVersion(store)} at ${URL_WITH_MODULE} (shared: its other load counts in its CPU figures)`);
+    console.log(`   redis-query-engine: ${await describeServer(store)} at ${URL_WITH_MODULE} (shared: its other load counts in its CPU figures)`);
     results.push(['redis-query-engine', await runTarget({ name: 'redis-query-engine', store, engine: 'redis-query-engine' }, catalogue, vectors)]);
   }
 

@@ -3,17 +3,14 @@
 // redis-server (below); the Redis Query Engine's is a fresh tenant on BENCH_REDIS_URL
 // (searchQueryEngineColumn.ts). What differs between the engines lives in these classes; every
 // measurement is the same code for both.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createServices, type Services } from '../../src/app.js';
 import { SCOPES } from '../../src/domain/scopes.js';
 import { createLogger } from '../../src/log.js';
 import { BuiltinEngine } from '../../src/search/builtin/engine.js';
 import type { ProductSearch, SearchEngine } from '../../src/search/engine.js';
 import type { EngineKind } from '../../src/search/index.js';
-import { startEmbeddedRedis } from '../../src/store/embeddedRedis.js';
-import { connectRedis, type Store } from '../../src/store/redis.js';
+import type { Store } from '../../src/store/redis.js';
+import { describeServer, openPrivateRedis, usedMemory } from './redisServers.js';
 import { gc } from './gc.js';
 import { fmt, type Undo } from './harness.js';
 import { MODEL, SITES, siteSlug } from './searchConfig.js';
@@ -100,13 +97,7 @@ export class BuiltinColumn extends Column {
   readonly engine = 'builtin' as const;
 
   static async open(undo: Undo): Promise<BuiltinColumn> {
-    const dir = mkdtempSync(join(tmpdir(), 'kcs-bench-search-'));
-    undo(() => rmSync(dir, { recursive: true, force: true }));
-    const redis = await startEmbeddedRedis(dir, { persist: false });
-    undo(() => redis.stop());
-    const store = connectRedis(redis.url);
-    await store.connect();
-    undo(() => void store.disconnect());
+    const { dir, redis, store } = await openPrivateRedis(undo, 'search');
     const services = createServices(store);
     const tenant = await setUpTenant(services, 'bench');
     return new BuiltinColumn({ store, services, tenant, redisUrl: redis.url, redisPid: redis.pid, server: await describeServer(store), dataDir: dir });
@@ -164,35 +155,4 @@ export async function setUpTenant(services: Services, slug: string): Promise<Ben
     siteIds.push((await services.sites.create(tenant.id, { slug: siteSlug(s), name: `Shop ${s}`, language: s % 7 === 0 ? 'de' : 'en' })).id);
   }
   return { id: tenant.id, slug, key, siteIds };
-}
-
-const infoField = (info: string, name: string) => new RegExp(`^${name}:(.*)$`, 'm').exec(info)?.[1]?.trim();
-
-export async function usedMemory(store: Store): Promise<number> {
-  return Number(infoField(await store.info('memory'), 'used_memory'));
-}
-
-/** "Redis 7.4.1" with its search module when loaded ("…, RediSearch 2.10.32"). */
-export async function describeServer(store: Store): Promise<string> {
-  const version = infoField(await store.info('server'), 'redis_version') ?? '?';
-  const modules = (await store.call('MODULE', 'LIST')) as unknown[][];
-  const search = modules.map((m) => new Map(pairs(m))).find((m) => m.get('name') === 'search');
-  // The module's version is one number: 21032 is 2.10.32.
-  const ver = Number(search?.get('ver'));
-  const module = search ? `, RediSearch ${Math.floor(ver / 10000)}.${Math.floor(ver / 100) % 100}.${ver % 100}` : '';
-  return `Redis ${version}${module}`;
-}
-
-/** The process id of a server on this machine (null elsewhere: its /proc is not ours to read). */
-export async function localPid(store: Store, url: string): Promise<number | undefined> {
-  const host = new URL(url).hostname;
-  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host)) return undefined;
-  const pid = Number(infoField(await store.info('server'), 'process_id'));
-  return pid > 0 ? pid : undefined;
-}
-
-function pairs(flat: unknown[]): [string, unknown][] {
-  const out: [string, unknown][] = [];
-  for (let i = 0; i + 1 < flat.length; i += 2) out.push([String(flat[i]), flat[i + 1]]);
-  return out;
 }

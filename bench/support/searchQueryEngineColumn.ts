@@ -11,10 +11,10 @@ import { RedisQueryEngine } from '../../src/search/redisQuery/engine.js';
 import { searchWrites } from '../../src/search/index.js';
 import { parseInfoReply } from '../../src/search/redisQuery/replies.js';
 import { collectionOf, hasQueryEngine } from '../../src/search/redisQuery/schema.js';
-import { keys } from '../../src/store/keys.js';
-import { connectRedis, type Store } from '../../src/store/redis.js';
+import { connectRedis } from '../../src/store/redis.js';
 import { fmt, type Undo } from './harness.js';
-import { Column, describeServer, localPid, setUpTenant, usedMemory, type ColumnParts } from './searchColumn.js';
+import { describeServer, dropTenant, localPid, usedMemory } from './redisServers.js';
+import { Column, setUpTenant, type ColumnParts } from './searchColumn.js';
 import { DIM, MODEL } from './searchConfig.js';
 import { search } from './searchQueries.js';
 import { mib, type Summary } from './searchSummary.js';
@@ -51,7 +51,10 @@ export class QueryEngineColumn extends Column {
     const usedBefore = await usedMemory(store);
     const slug = `bench-${Date.now().toString(36)}`;
     // Registered before the tenant exists, so that a run failing halfway through the set-up leaves nothing either.
-    undo(() => dropTenant(store, slug, url));
+    undo(async () => {
+      const removed = await dropTenant(store, slug);
+      console.log(`dropped the benchmark tenant ${slug} from ${url}: its indexes with their documents, and ${removed} other keys`);
+    });
     // As a serve process on the Query Engine creates a tenant: marked as projected, its indexes made
     // before any document, so the writes below are indexed inline.
     const services = createServices(store, { search: searchWrites('redis-query-engine', store, { modelId: MODEL, dimension: DIM }) });
@@ -144,21 +147,3 @@ export class QueryEngineColumn extends Column {
 }
 
 /** Drops the tenant's indexes with their documents, then its other keys (all under its hash tag) and its slug. */
-async function dropTenant(store: Store, slug: string, url: string): Promise<void> {
-  const tenantId = await store.hget(keys.tenantSlugs, slug);
-  if (!tenantId) return;
-  const indexPrefix = keys.searchIndex(tenantId, '');
-  for (const index of (await store.call('FT._LIST')) as string[]) {
-    if (String(index).startsWith(indexPrefix)) await store.call('FT.DROPINDEX', index, 'DD');
-  }
-  const keyPattern = `${keys.tenant(tenantId).replace(/tenant$/, '')}*`;
-  let removed = 0;
-  let cursor = '0';
-  do {
-    const [next, found] = await store.scan(cursor, 'MATCH', keyPattern, 'COUNT', 1000);
-    if (found.length > 0) removed += await store.unlink(...found);
-    cursor = next;
-  } while (cursor !== '0');
-  await store.hdel(keys.tenantSlugs, slug);
-  console.log(`dropped the benchmark tenant ${slug} from ${url}: its indexes with their documents, and ${removed} other keys`);
-}
