@@ -230,10 +230,7 @@ export class RedisQueryEngine implements SearchEngine {
    * get typo variants. Without a query, the newest documents.
    */
   private async keyword(c: Collection, query: string, { words, unknown, filter }: SearchScope, k: number): Promise<Keyword> {
-    if (!query.trim()) {
-      const found = await this.query(c, filter || '*', ['NOCONTENT', 'SORTBY', F.created, 'DESC', 'LIMIT', '0', String(k)]);
-      return { ids: found.rows.map((r) => this.idOf(c, r.key)), scores: found.rows.map(() => 0), total: found.total, expr: null };
-    }
+    if (!query.trim()) return this.newest(c, filter, k);
     // Punctuation only: no word to match (as the built-in engine).
     if (words.length === 0) return { ids: [], scores: [], total: 0, expr: null };
     const expressions = words.map((w, i) => wordExpression(w, unknown[i]));
@@ -244,6 +241,19 @@ export class RedisQueryEngine implements SearchEngine {
     const every = await run(expressions.join(' '));
     if (every.total > 0 || words.length < 2) return every;
     return run(`(${expressions.join(' | ')})`);
+  }
+
+  /**
+   * Browsing: the newest documents. Without a filter, DIALECT 4 lets the server read only the top
+   * of the `created` order (0.5 ms instead of 46 ms at 100,000 products) but counts no further,
+   * so the total comes from a count of its own; with a filter the server sorts every match.
+   */
+  private async newest(c: Collection, filter: string, k: number): Promise<Keyword> {
+    const sort = ['NOCONTENT', 'SORTBY', F.created, 'DESC', 'LIMIT', '0', String(k)];
+    const [found, total] = filter
+      ? [await this.query(c, filter, sort), null]
+      : await Promise.all([this.query(c, '*', sort, '4'), this.query(c, '*', ['NOCONTENT', 'LIMIT', '0', '0']).then((r) => r.total)]);
+    return { ids: found.rows.map((r) => this.idOf(c, r.key)), scores: found.rows.map(() => 0), total: total ?? found.total, expr: null };
   }
 
   /**
@@ -324,8 +334,8 @@ export class RedisQueryEngine implements SearchEngine {
 
   // ---- commands --------------------------------------------------------------------------------
 
-  private async query(c: Collection, query: string, args: (string | Buffer)[]): Promise<ParsedReply> {
-    const reply = await this.redis.call('FT.SEARCH', c.index, query, ...args, 'DIALECT', '2');
+  private async query(c: Collection, query: string, args: (string | Buffer)[], dialect = '2'): Promise<ParsedReply> {
+    const reply = await this.redis.call('FT.SEARCH', c.index, query, ...args, 'DIALECT', dialect);
     return parseSearchReply(reply, { withScores: args.includes('WITHSCORES'), noContent: args.includes('NOCONTENT') });
   }
 
