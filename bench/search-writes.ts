@@ -88,7 +88,7 @@ async function runTarget(target: Target, catalogue: Catalogue, vectors: Float32A
     if (stored.includes(false)) throw new Error(`${target.name}: a vector was refused`);
   });
   await step('re-send unchanged', (from, to) => upsert(from, to, 'unchanged'));
-  await step('change the price (volatile fields only)', (from, to) => upsert(from, to, 'updated', (i) => ({ price_current: `${(i % 500) + 1}.99` })));
+  await step('change the price (volatile fields only)', (from, to) => upsert(from, to, 'updated', (i) => ({ price_current: (Number(inputs[i].price_current) + 1).toFixed(2) })));
   if (writes.projection) {
     // The job's own check (documents already at this version are left alone) is skipped here: it measures a real migration.
     const backfill = new ProjectionBackfill(store, { ...writes.projection, version: `${writes.projection.version}-bench` });
