@@ -63,7 +63,7 @@ export function createServices(redis: Store, options: ServiceOptions = {}) {
   const { queues = {}, oauthLifetimes = DEFAULT_OAUTH_LIFETIMES, searchRefresh = noSearchRefresh } = options;
   const projection = options.search?.projection ?? null;
   const embedding: EmbeddingScheduler = queues.embed ?? noEmbedding;
-  const tenants = new TenantService(new TenantRepository(redis, projection?.version ?? null), options.search?.tenantCreated);
+  const tenants = new TenantService(new TenantRepository(redis), options.search?.tenantCreated);
   const users = new UserService(new UserRepository(redis));
   const apiKeys = new ApiKeyService(new ApiKeyRepository(redis), users);
   const sites = new SiteService(new SiteRepository(redis), async (tenantId, siteId) => {

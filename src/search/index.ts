@@ -5,6 +5,7 @@ import type { SearchEngineChoice } from '../config.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { Logger } from '../log.js';
 import type { DocumentProjection } from '../store/projection.js';
+import { keys } from '../store/keys.js';
 import type { Store } from '../store/redis.js';
 import { BuiltinEngine } from './builtin/engine.js';
 import type { SearchEngine } from './engine.js';
@@ -25,7 +26,7 @@ export async function resolveSearchEngine(redis: Store, choice: SearchEngineChoi
 export interface SearchWrites {
   /** Fields stored with each document for the engine's index (null: none, the built-in engine reads the documents). */
   projection: DocumentProjection | null;
-  /** Prepares a new tenant before it has a document (the Query Engine's indexes). */
+  /** Prepares a new tenant before it has a document (the Query Engine's indexes, and its mark as projected). */
   tenantCreated: (tenantId: string) => Promise<void>;
 }
 
@@ -33,7 +34,12 @@ export interface SearchWrites {
 export function searchWrites(kind: EngineKind, redis: Store, index: IndexOptions): SearchWrites {
   if (kind === 'builtin') return { projection: null, tenantCreated: async () => undefined };
   const indexes = new TenantIndexes(redis, index);
-  return { projection: queryEngineProjection, tenantCreated: (tenantId) => indexes.createEmpty(tenantId) };
+  const tenantCreated = async (tenantId: string) => {
+    await indexes.createEmpty(tenantId);
+    // Every document it will have is written with the projection: no projection job is needed.
+    await redis.set(keys.searchProjection(tenantId), queryEngineProjection.version);
+  };
+  return { projection: queryEngineProjection, tenantCreated };
 }
 
 /** The index options of an embedder (the model whose vectors are searched). */

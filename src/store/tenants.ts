@@ -6,22 +6,13 @@ import type { Store } from './redis.js';
 
 /** Tenants, their users and API keys. */
 export class TenantRepository {
-  constructor(
-    private readonly redis: Store,
-    /** The search projection this process writes documents with (store/projection.ts); null: none. */
-    private readonly projectionVersion: string | null = null,
-  ) {}
+  constructor(private readonly redis: Store) {}
 
-  /**
-   * Claims the slug first: two concurrent creates of one slug cannot both win. A tenant created
-   * where documents carry a search projection is marked as projected (it has no document yet).
-   */
+  /** Claims the slug first: two concurrent creates of one slug cannot both win. */
   async create(tenant: Tenant): Promise<boolean> {
     const claimed = await this.redis.hsetnx(keys.tenantSlugs, tenant.slug, tenant.id);
     if (claimed === 0) return false;
-    const write = this.redis.multi().set(keys.tenant(tenant.id), JSON.stringify(tenant));
-    if (this.projectionVersion) write.set(keys.searchProjection(tenant.id), this.projectionVersion);
-    await write.exec();
+    await this.redis.set(keys.tenant(tenant.id), JSON.stringify(tenant));
     return true;
   }
 

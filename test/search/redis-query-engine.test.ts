@@ -129,6 +129,25 @@ if (!available) {
       assert.equal((await e.searchProducts(tenantId, productSearch({}))).total, 10, 'only the English site is browsed');
     });
 
+    test('filter values with punctuation, marks, emoji or control characters find their product; none makes a query fail', async () => {
+      const e = await engine();
+      const tenantId = await tenant(projecting);
+      const site = await projecting.services.sites.create(tenantId, { slug: 'shop', name: 'Shop', language: 'en' });
+      const brands = ['a{b}|c\\', 'x\u0301', 'a *', '😀', 'Läufer', ' padded '];
+      const ids: string[] = [];
+      for (const brand of brands) {
+        ids.push((await projecting.services.products.upsert(tenantId, { siteId: site.id, input: { title: 'Thing', language: 'en', brand, external_id: brand } as ProductInput, source: 'api' })).id);
+      }
+      for (const [i, brand] of brands.entries()) {
+        const found = await e.searchProducts(tenantId, productSearch({ filters: { brand: [brand] }, facets: ['brand'] }));
+        assert.deepEqual(found.hits.map((h) => h.id), [ids[i]], JSON.stringify(brand));
+      }
+      for (const hostile of ['\u0000', 'a\u0000b', '\uffff', ' ', '{}', '||', '\\', '@x:{y}', '"', '-inf']) {
+        const search = productSearch({ query: hostile, filters: { brand: [hostile], category: hostile, availability: [hostile], attributes: { [hostile]: [hostile] }, language: hostile }, facets: ['brand'] });
+        assert.deepEqual((await e.searchProducts(tenantId, search)).hits, [], JSON.stringify(hostile));
+      }
+    });
+
     test("vectors of another model (another dimension) never keep a product out of the index", async () => {
       const e = await engine();
       const tenantId = await tenant(projecting);

@@ -68,7 +68,7 @@ interface Nearest {
 }
 
 /** The documents semantic ranking may consider: those in a language the embedding model serves. */
-const servedFilter = (s: SearchRequest) => (s.semanticLanguages.length > 0 ? tagAny(F.baseLanguage, s.semanticLanguages) : `@${F.baseLanguage}:{__none__}`);
+const servedFilter = (s: SearchRequest) => tagAny(F.baseLanguage, s.semanticLanguages);
 const runsSemantic = (s: SearchRequest) => s.mode !== 'keyword' && s.vector !== null;
 
 const FACET_FIELD: Record<ProductFacet, string> = { brand: 'brand_v', category: 'category_v', availability: 'avail_v' };
@@ -105,8 +105,7 @@ export class RedisQueryEngine implements SearchEngine {
   /** Nothing to read: the indexes are in Redis. Tenants whose documents lack the projection are handed on. */
   async start(onProgress?: (p: EngineProgress) => void): Promise<void> {
     const tenantIds = await this.redis.hvals(keys.tenantSlugs);
-    const markers = tenantIds.length > 0 ? await this.redis.mget(...tenantIds.map((t) => keys.searchProjection(t))) : [];
-    await Promise.all(tenantIds.filter((_, i) => markers[i] !== PROJECTION_VERSION).map((t) => this.checkProjection(t)));
+    await Promise.all(tenantIds.map((t) => this.checkProjection(t)));
     onProgress?.({ tenants: tenantIds.length, tenantsLoaded: tenantIds.length, documents: 0 });
     this.ready = true;
   }

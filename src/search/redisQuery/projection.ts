@@ -7,14 +7,14 @@ import type { StoredProduct } from '../../store/products.js';
 import type { DocumentProjection } from '../../store/projection.js';
 import { analyze, baseLanguage } from '../analysis.js';
 import { attributeValues, codeKey, isInStock } from '../productValues.js';
-import { PROJECTION_VERSION, TAG_SEP } from './schema.js';
+import { PROJECTION_VERSION, TAG_SEP, tagText } from './schema.js';
 
 /** Never: the expiry of entries that do not expire (NUMERIC fields need a number). */
 export const NO_EXPIRY = 8.64e15;
 
 /** A TAG field's value: the values joined by the separator (a value holding it has it replaced). */
 export const tagValue = (values: (string | null | undefined)[]): string =>
-  values.filter((v): v is string => Boolean(v)).map((v) => v.replaceAll(TAG_SEP, ',')).join(TAG_SEP);
+  values.map((v) => tagText(v ?? '')).filter(Boolean).join(TAG_SEP);
 
 const flag = (b: boolean) => (b ? '1' : '0');
 
@@ -57,7 +57,7 @@ export function entryProjection(doc: StoredEntry): string[] {
     title: text(doc.title), kw: text(doc.search_keywords.join(' ')), tags_text: text(doc.tags.join(' ')), summary: text(doc.summary), content: text(doc.content),
     id: doc.id, lang: doc.language.toLowerCase(), lang_base: baseLanguage(doc.language),
     has_anchor: flag(Boolean(doc.similarity_text?.trim())), created: String(Date.parse(doc.created_at)),
-    vis: doc.visibility, owner: tagValue([doc.created_by_user_id]), type: doc.type, category: doc.category_id,
+    vis: tagValue([doc.visibility]), owner: tagValue([doc.created_by_user_id]), type: tagValue([doc.type]), category: tagValue([doc.category_id]),
     proj: tagValue(doc.project_ids ?? []), layer: doc.layer === null ? '' : tagValue([layerTag(doc.layer)]), tags: tagValue(doc.tags),
     expires: String(Number.isNaN(expires) ? NO_EXPIRY : expires),
   });

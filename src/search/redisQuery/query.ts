@@ -3,13 +3,16 @@
 import { typoBudget, type QueryWord } from '../analysis.js';
 import type { EntryAccess, EntryFilters, ProductFilters, VariantStrategy } from '../engine.js';
 import { layerTag } from './projection.js';
-import { TAG_SEP } from './schema.js';
+import { NO_TAG, tagText } from './schema.js';
 
-/** A value inside a TAG clause: every character but letters, digits and _ escaped. */
-export const escapeTag = (value: string): string => value.replaceAll(TAG_SEP, ',').replace(/[^\p{L}\p{N}_]/gu, (c) => `\\${c}`);
+/** A value inside a TAG clause: ASCII punctuation and spaces escaped (other characters stand as they are). */
+export const escapeTag = (value: string): string => tagText(value).replace(/[^\w\u0080-\u{10FFFF}]/gu, (c) => `\\${c}`);
 
-/** Documents whose TAG field holds any of the values. */
-export const tagAny = (field: string, values: readonly string[]): string => `@${field}:{${values.map(escapeTag).join(' | ')}}`;
+/** Documents whose TAG field holds any of the values (none, when no value is left to look for). */
+export function tagAny(field: string, values: readonly string[]): string {
+  const escaped = values.map(escapeTag).filter(Boolean);
+  return `@${field}:{${escaped.length > 0 ? escaped.join(' | ') : NO_TAG}}`;
+}
 
 /** Documents whose TAG field holds none of the values ('' when there are none). */
 export const tagNone = (field: string, values: readonly string[]): string => (values.length > 0 ? `-${tagAny(field, values)}` : '');

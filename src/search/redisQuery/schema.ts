@@ -13,6 +13,15 @@ export const PROJECTION_VERSION = '1';
 /** Separator of multi-value TAG fields (values holding it have it replaced). */
 export const TAG_SEP = ';';
 
+/**
+ * A value as a TAG field holds it, stored or queried: the server splits values at the separator
+ * and trims them, and a control character would end a query string. U+FFFF is kept for NO_TAG.
+ */
+export const tagText = (value: string): string => value.replaceAll(TAG_SEP, ',').replace(/[\p{Cc}\uFFFF]/gu, '\uFFFD').trim();
+
+/** A TAG value no document holds (tagText never gives it). */
+export const NO_TAG = '\uFFFF';
+
 /** Query names of the fields (the aliases of FT.CREATE ... AS). */
 export const F = {
   id: 'id', created: 'created', anchor: 'has_anchor', content: 'vcontent', anchorVector: 'vanchor',
