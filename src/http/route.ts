@@ -17,6 +17,8 @@ export interface IncomingRequest {
   headers: Record<string, string>;
   body: Buffer;
   requestId: string;
+  /** The client's IP address as text (the TCP peer of the connection that sent the request). */
+  remoteAddress: string;
 }
 
 export interface Reply {

@@ -75,6 +75,7 @@ export class HttpServer {
     const method = ureq.getCaseSensitiveMethod().toUpperCase();
     const path = ureq.getUrl();
     const query = new URLSearchParams(ureq.getQuery() ?? '');
+    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
     const inbound = headers['x-request-id'];
     const requestId = inbound && REQUEST_ID_RE.test(inbound) ? inbound : randomUUID();
     const state = { aborted: false, done: false };
@@ -128,6 +129,7 @@ export class HttpServer {
         headers,
         body,
         requestId,
+        remoteAddress,
       };
       this.dispatch(match.route, match.params, req).then(send, (error: unknown) => {
         const reply = errorReply(error);
