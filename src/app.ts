@@ -6,6 +6,7 @@ import { knowledgeRoutes } from './api/knowledge.js';
 import { searchRoutes } from './api/search.js';
 import { mcpRoutes } from './api/mcp.js';
 import { oauthResolver, oauthRoutes } from './api/oauth.js';
+import { OAuthRateLimit } from './api/oauthRateLimit.js';
 import { Guard } from './api/guard.js';
 import { buildOpenApi } from './api/openapi.js';
 import { productRoutes } from './api/products.js';
@@ -28,6 +29,7 @@ import { createSearchEngine, indexOptionsOf, resolveSearchEngine, searchWrites, 
 import type { EngineProgress } from './search/engine.js';
 import { SiteService } from './domain/sites.js';
 import { TenantService, UserService } from './domain/tenants.js';
+import { preflightRoutes } from './http/cors.js';
 import { parseInput } from './http/input.js';
 import { HttpMetrics } from './http/metrics.js';
 import type { Route, RouteContext } from './http/route.js';
@@ -41,6 +43,7 @@ import { CategoryRepository } from './store/categories.js';
 import { connectRedis, type Store } from './store/redis.js';
 import { JobRepository } from './store/jobs.js';
 import { EntryRepository } from './store/knowledge.js';
+import { AuditRepository } from './store/audit.js';
 import { OAuthRepository } from './store/oauth.js';
 import { ProductRepository } from './store/products.js';
 import { SiteRepository } from './store/sites.js';
@@ -65,7 +68,8 @@ export function createServices(redis: Store, options: ServiceOptions = {}) {
   const embedding: EmbeddingScheduler = queues.embed ?? noEmbedding;
   const tenants = new TenantService(new TenantRepository(redis), options.search?.tenantCreated);
   const users = new UserService(new UserRepository(redis));
-  const apiKeys = new ApiKeyService(new ApiKeyRepository(redis), users);
+  const oauthStore = new OAuthRepository(redis);
+  const apiKeys = new ApiKeyService(new ApiKeyRepository(redis), users, (tenantId, keyId) => oauthStore.revokeGrantsApprovedBy(tenantId, keyId));
   const sites = new SiteService(new SiteRepository(redis), async (tenantId, siteId) => {
     if (!queues.maintenance) throw new Error('no maintenance queue in this process');
     await queues.maintenance.schedulePurge(tenantId, siteId);
@@ -89,8 +93,8 @@ export function createServices(redis: Store, options: ServiceOptions = {}) {
   );
   const entries = new EntryRepository(redis, projection);
   const knowledge = new KnowledgeService(entries, queues.embed ?? noEntryEmbedding, searchRefresh);
-  const audit = new AuditLog(entries);
-  const oauth = new OAuthService(new OAuthRepository(redis), apiKeys, oauthLifetimes);
+  const audit = new AuditLog(new AuditRepository(redis));
+  const oauth = new OAuthService(oauthStore, apiKeys, oauthLifetimes);
   return { tenants, users, apiKeys, sites, categories, products, ingest, jobs, knowledge, audit, oauth };
 }
 export type Services = ReturnType<typeof createServices>;
@@ -174,8 +178,9 @@ export async function startServer(config: Config, redisUrl: string, log: Logger)
     ...searchRoutes(search),
     ...mcpRoutes({ search, products: services.products, knowledge: services.knowledge, categories: services.categories, version: VERSION }, config.publicScheme),
     ...adminRoutes(services.tenants, services.users, services.apiKeys, services.audit),
-    ...oauthRoutes(services.oauth, guard, config.publicScheme),
+    ...oauthRoutes(services.oauth, guard, { scheme: config.publicScheme, rateLimit: new OAuthRateLimit(services.apiKeys, config.oauthRateLimits) }),
   ];
+  routes.push(...preflightRoutes(routes));
 
   const server = new HttpServer(
     routes,

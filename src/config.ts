@@ -22,6 +22,7 @@ export interface Config {
   /** The queues a `kcs worker` process takes jobs from. */
   workerQueues: WorkerQueue[];
   oauth: OAuthLifetimes;
+  oauthRateLimits: OAuthRateLimits;
   /** auto: the Redis Query Engine when the server has it, else the built-in engine. */
   searchEngine: SearchEngineChoice;
 }
@@ -36,6 +37,14 @@ export interface OAuthLifetimes {
   accessTtlS: number;
   /** Refresh token: each rotation issues a new one with this lifetime (sliding). */
   refreshTtlS: number;
+}
+
+/** Token buckets of the OAuth token endpoint and consent form, in requests per second (0 = off). */
+export interface OAuthRateLimits {
+  /** Per client and address at /oauth/token; per address at the consent form's answer. */
+  ratePerS: number;
+  /** Per address at /oauth/token, over all clients. */
+  addressRatePerS: number;
 }
 
 export const DEFAULT_OAUTH_LIFETIMES: OAuthLifetimes = { codeTtlS: 60, accessTtlS: 3600, refreshTtlS: 30 * 24 * 3600 };
@@ -146,6 +155,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       codeTtlS: int('KCS_OAUTH_CODE_TTL_S', DEFAULT_OAUTH_LIFETIMES.codeTtlS, 1, 600),
       accessTtlS: int('KCS_OAUTH_ACCESS_TTL_S', DEFAULT_OAUTH_LIFETIMES.accessTtlS, 1, 86_400),
       refreshTtlS: int('KCS_OAUTH_REFRESH_TTL_S', DEFAULT_OAUTH_LIFETIMES.refreshTtlS, 1, 365 * 86_400),
+    },
+    oauthRateLimits: {
+      ratePerS: int('KCS_OAUTH_RATE_PER_S', 10, 0, 100_000),
+      addressRatePerS: int('KCS_OAUTH_ADDRESS_RATE_PER_S', 50, 0, 100_000),
     },
   };
   if (problems.length > 0) throw new ConfigError(problems);

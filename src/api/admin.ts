@@ -8,6 +8,8 @@ import { TenantSettings, TenantSettingsUpdate } from '../schemas/tenants.js';
 import { ApiKey, ApiKeyCreate, ApiKeyCreated, KeyIdParams, User, UserCreate } from '../schemas/users.js';
 import { AuditEvent, AuditQuery } from '../schemas/knowledge.js';
 import type { AuditLog } from '../domain/audit.js';
+import { HttpError } from '../http/errors.js';
+import { actorOf } from './actor.js';
 
 const admin = { scopes: ['admin' as const] };
 
@@ -15,13 +17,18 @@ export function adminRoutes(tenants: TenantService, users: UserService, apiKeys:
   return [
     defineRoute({
       method: 'GET', path: '/api/knowledge/audit', tags: ['audit'], summary: 'The audit log, newest first',
-      description: 'Every create, update and delete of a knowledge entry with its user, credential, OAuth client id and ' +
-        'X-Audit-Source. Filter by entity (entity_type + entity_id: its last 1000 events); page with before=<event id>.',
+      description: 'Every write (sites, categories, products, bulk jobs, settings, users, API keys, OAuth clients, knowledge ' +
+        'entries) with its user, credential, OAuth client id and X-Audit-Source. Filter by entity_type (its last 100000 ' +
+        'events), entity_id (its last 1000) or both; page with before=<event id>.',
       auth: admin,
       query: AuditQuery,
       responses: { 200: { description: 'Events', schema: Type.Array(AuditEvent) } },
       handler: async ({ tenant, query }) =>
-        json(200, await audit.events(tenant.id, query.entity_id ? { type: query.entity_type ?? 'knowledge_entry', id: query.entity_id.toLowerCase() } : null, query.before ?? null, query.limit ?? 50)),
+        json(200, await audit.events(
+          tenant.id,
+          { type: query.entity_type, id: query.entity_id?.toLowerCase() },
+          { before: query.before ?? null, limit: query.limit ?? 50 },
+        )),
     }),
     defineRoute({
       method: 'GET', path: '/api/knowledge/settings', tags: ['settings'], summary: "Read the tenant's settings",
@@ -35,7 +42,7 @@ export function adminRoutes(tenants: TenantService, users: UserService, apiKeys:
       auth: admin,
       body: TenantSettingsUpdate,
       responses: { 200: { description: 'The new settings', schema: TenantSettings } },
-      handler: async ({ tenant, body }) => json(200, (await tenants.updateSettings(tenant, body)).settings),
+      handler: async ({ tenant, principal, body, req }) => json(200, (await tenants.updateSettings(tenant, body, actorOf(principal, req))).settings),
     }),
     defineRoute({
       method: 'GET', path: '/api/knowledge/users', tags: ['users'], summary: 'List users',
@@ -53,7 +60,7 @@ export function adminRoutes(tenants: TenantService, users: UserService, apiKeys:
       body: UserCreate,
       responses: { 201: { description: 'Created', schema: User } },
       errors: [409],
-      handler: async ({ tenant, body }) => json(201, await users.create(tenant.id, body.email, body.name)),
+      handler: async ({ tenant, principal, body, req }) => json(201, await users.create(tenant.id, body.email, body.name, actorOf(principal, req))),
     }),
     defineRoute({
       method: 'GET', path: '/api/knowledge/api-keys', tags: ['api-keys'], summary: "List the tenant's live API keys (no secrets)",
@@ -63,17 +70,20 @@ export function adminRoutes(tenants: TenantService, users: UserService, apiKeys:
     }),
     defineRoute({
       method: 'POST', path: '/api/knowledge/api-keys', tags: ['api-keys'], summary: 'Create an API key',
-      description: 'The answer carries `key`, the secret, this once; only its SHA-256 digest is stored. user_id defaults to the caller.',
+      description: 'The answer carries `key`, the secret, this once; only its SHA-256 digest is stored. The key is the ' +
+        "caller's own (user_id, when given, must be the caller) and holds only scopes the caller holds after X-Scopes; " +
+        'otherwise 403. `kcs admin key create` mints keys for any user.',
       auth: admin,
       body: ApiKeyCreate,
       responses: { 201: { description: 'Created', schema: ApiKeyCreated } },
-      handler: async ({ tenant, principal, body }) =>
-        json(201, await apiKeys.create(tenant.id, {
-          userId: body.user_id ?? principal.userId,
-          name: body.name,
-          scopes: body.scopes,
-          expiresAt: body.expires_at,
-        })),
+      handler: async ({ tenant, principal, body, req }) => {
+        // A key of another user would read that user's personal entries: never minted over the API.
+        if (body.user_id && body.user_id.toLowerCase() !== principal.userId) {
+          throw new HttpError(403, 'An API key created here belongs to the caller; keys for other users are created with `kcs admin key create`');
+        }
+        const input = { userId: principal.userId, name: body.name, scopes: body.scopes, expiresAt: body.expires_at, ceiling: principal.scopes };
+        return json(201, await apiKeys.create(tenant.id, input, actorOf(principal, req)));
+      },
     }),
     defineRoute({
       method: 'DELETE', path: '/api/knowledge/api-keys/:key_id', tags: ['api-keys'], summary: 'Revoke an API key',
@@ -81,8 +91,8 @@ export function adminRoutes(tenants: TenantService, users: UserService, apiKeys:
       auth: admin,
       params: KeyIdParams,
       responses: { 204: { description: 'Revoked' } },
-      handler: async ({ tenant, params }) => {
-        await apiKeys.revoke(tenant.id, params.key_id.toLowerCase());
+      handler: async ({ tenant, principal, params, req }) => {
+        await apiKeys.revoke(tenant.id, params.key_id.toLowerCase(), actorOf(principal, req));
         return noContent();
       },
     }),

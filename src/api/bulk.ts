@@ -8,6 +8,7 @@ import { defineRoute, json, type IncomingRequest, type Route } from '../http/rou
 import { BulkAccepted, IngestJob, JobIdParams, JobWaitQuery, SiteQuery } from '../schemas/products.js';
 import { Type } from '@sinclair/typebox';
 import type { ItemError } from '../store/jobs.js';
+import { actorOf } from './actor.js';
 import { sourceOf } from './products.js';
 
 export const BULK_BODY_LIMIT = 32 * 1024 * 1024;
@@ -77,9 +78,9 @@ export function bulkRoutes(ingest: IngestService, sites: SiteService): Route[] {
       contentTypes: ['application/x-ndjson', 'application/json'],
       maxBodyBytes: BULK_BODY_LIMIT,
       responses: { 202: { description: 'Accepted', schema: BulkAccepted }, 200: { description: 'With wait=true: the job', schema: IngestJob } },
-      handler: async ({ tenant, query, req }) => {
+      handler: async ({ tenant, principal, query, req }) => {
         const siteId = await sites.resolveId(tenant.id, query.site_id);
-        const accepted = await ingest.accept(tenant.id, siteId, parseBulkBody(req), sourceOf(req, 'bulk'));
+        const accepted = await ingest.accept(tenant.id, { siteId, body: parseBulkBody(req), source: sourceOf(req, 'bulk') }, actorOf(principal, req));
         if (query.wait) return json(200, await ingest.waitFor(tenant.id, accepted.job_id, WAIT_MS));
         return json(202, accepted);
       },

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { CategoryService } from '../domain/categories.js';
 import { defineRoute, json, noContent, type Route } from '../http/route.js';
+import { actorOf } from './actor.js';
 import { Category, CategoryCreate, CategoryIdParams, CategoryListQuery, CategoryTreeNode, CategoryUpdate } from '../schemas/categories.js';
 
 const BASE = '/api/knowledge/categories';
@@ -25,7 +26,7 @@ export function categoryRoutes(categories: CategoryService): Route[] {
       auth: { scopes: ['catalog:write'] },
       body: CategoryCreate,
       responses: { 201: { description: 'Created', schema: Category } },
-      handler: async ({ tenant, body }) => json(201, await categories.create(tenant.id, body)),
+      handler: async ({ tenant, principal, body, req }) => json(201, await categories.create(tenant.id, body, actorOf(principal, req))),
     }),
     defineRoute({
       method: 'GET', path: `${BASE}/:category_id`, tags, summary: 'Get a category',
@@ -43,7 +44,8 @@ export function categoryRoutes(categories: CategoryService): Route[] {
       body: CategoryUpdate,
       responses: { 200: { description: 'The updated category', schema: Category } },
       errors: [409],
-      handler: async ({ tenant, params, body }) => json(200, await categories.update(tenant.id, params.category_id, body)),
+      handler: async ({ tenant, principal, params, body, req }) =>
+        json(200, await categories.update(tenant.id, params.category_id, body, actorOf(principal, req))),
     }),
     defineRoute({
       method: 'DELETE', path: `${BASE}/:category_id`, tags, summary: 'Delete a category',
@@ -52,8 +54,8 @@ export function categoryRoutes(categories: CategoryService): Route[] {
       params: CategoryIdParams,
       responses: { 204: { description: 'Deleted' } },
       errors: [409],
-      handler: async ({ tenant, params }) => {
-        await categories.delete(tenant.id, params.category_id);
+      handler: async ({ tenant, principal, params, req }) => {
+        await categories.delete(tenant.id, params.category_id, actorOf(principal, req));
         return noContent();
       },
     }),

@@ -30,12 +30,9 @@ export class Guard {
     this.resolvers = [this.apiKeyResolver, ...extraResolvers];
   }
 
-  /** The tenant slug of a Host header: its leftmost label below the base domain. */
-  tenantSlug(host: string | undefined): string | null {
-    if (!host) return null;
+  /** The tenant slug of a well-formed Host header: its leftmost label below the base domain. */
+  private tenantSlug(host: string): string | null {
     const name = host.toLowerCase().replace(/:\d+$/, '');
-    // Only host-name characters: the Host becomes part of URLs kcs hands out (issuer, metadata).
-    if (!/^[a-z0-9.-]+$/.test(name)) return null;
     const suffix = `.${this.baseDomain}`;
     if (!name.endsWith(suffix)) return null;
     const label = name.slice(0, -suffix.length).split('.')[0];
@@ -47,8 +44,13 @@ export class Guard {
     return `${this.scheme}://${(req.headers.host ?? '').toLowerCase()}`;
   }
 
+  /** The tenant the Host names; 400 when the Host is malformed, 404 when it names no tenant. */
   async tenant(req: IncomingRequest): Promise<Tenant> {
-    const slug = this.tenantSlug(req.headers.host);
+    const host = req.headers.host;
+    // The Host becomes part of URLs kcs hands out (issuer, metadata, the MCP request URL): only a
+    // host name and an optional port in range get that far.
+    if (host !== undefined && !isValidHost(host)) throw new HttpError(400, 'Invalid Host header: expected a host name and an optional port 1-65535');
+    const slug = host ? this.tenantSlug(host) : null;
     const tenant = slug ? await this.tenants.bySlug(slug) : null;
     if (!tenant) throw new HttpError(404, 'Unknown tenant');
     return tenant;
@@ -98,6 +100,16 @@ export class Guard {
       });
     }
   }
+}
+
+const HOST_RE = /^[a-z0-9.-]+(?::(\d{1,5}))?$/i;
+
+/** A host name of letters, digits, dots and hyphens, with an optional port 1–65535. */
+export function isValidHost(host: string): boolean {
+  const match = HOST_RE.exec(host);
+  if (!match) return false;
+  const port = match[1] === undefined ? null : Number(match[1]);
+  return port === null || (port >= 1 && port <= 65_535);
 }
 
 function bearerToken(header: string | undefined): string | null {

@@ -18,6 +18,7 @@ export function mcpRoutes(deps: McpDeps, scheme: string): Route[] {
         'search_knowledge, get_knowledge_entry, list_categories, remember, forget; each checks the scopes of its HTTP ' +
         'counterpart. Resources: knowledge entries of type bootstrap and skill_index (kcs://knowledge-entries/{id}).',
       auth: { scopes: [] },
+      cors: true,
       bodyKind: 'raw',
       contentTypes: ['application/json'],
       responses: { 200: { description: 'JSON-RPC response' }, 202: { description: 'Notification accepted' } },

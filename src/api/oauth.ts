@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import { AUTH_METHODS, GRANT_TYPES, OAuthError, PENDING_TTL_MS, type AuthorizeOutcome, type OAuthService } from '../domain/oauth.js';
 import { SCOPES } from '../domain/scopes.js';
-import type { Tenant } from '../domain/types.js';
+import type { Principal, Tenant } from '../domain/types.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute, json, noContent, type IncomingRequest, type Reply, type Route } from '../http/route.js';
 import {
@@ -23,28 +23,28 @@ import {
   TokenResponse,
 } from '../schemas/oauth.js';
 import { consentPage, cookieValue, csrfCookie, csrfCookieName, errorPage, htmlReply } from './consent.js';
+import { actorOf } from './actor.js';
 import type { CredentialResolver, Guard } from './guard.js';
+import type { OAuthRateLimit } from './oauthRateLimit.js';
 
 const tags = ['oauth'];
 const admin = { scopes: ['admin' as const] };
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
-/** Discovery, token and revocation answers may be read by browser-based clients (no cookies involved). */
-const CORS = { 'Access-Control-Allow-Origin': '*' };
 const FORM = 'application/x-www-form-urlencoded';
 const oauthErrors = { description: 'OAuth error', schema: OAuthErrorBody };
 
 const mediaType = (req: IncomingRequest) => (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 
-function oauthErrorReply(error: OAuthError, headers: Record<string, string> = {}): Reply {
-  return { status: error.status, body: { error: error.error, error_description: error.description }, headers: { ...NO_STORE, ...headers, ...error.headers } };
+function oauthErrorReply(error: OAuthError): Reply {
+  return { status: error.status, body: { error: error.error, error_description: error.description }, headers: { ...NO_STORE, ...error.headers } };
 }
 
 /** Runs a handler, answering an OAuthError in the RFC shape. */
-async function rfc(run: () => Promise<Reply>, headers: Record<string, string> = {}): Promise<Reply> {
+async function rfc(run: () => Promise<Reply>): Promise<Reply> {
   try {
     return await run();
   } catch (error) {
-    if (error instanceof OAuthError) return oauthErrorReply(error, headers);
+    if (error instanceof OAuthError) return oauthErrorReply(error);
     throw error;
   }
 }
@@ -92,7 +92,13 @@ export function oauthResolver(oauth: OAuthService): CredentialResolver {
   };
 }
 
-export function oauthRoutes(oauth: OAuthService, guard: Guard, scheme: string): Route[] {
+export interface OAuthRouteOptions {
+  /** KCS_PUBLIC_SCHEME: https marks the consent form's cookie Secure. */
+  scheme: string;
+  rateLimit: OAuthRateLimit;
+}
+
+export function oauthRoutes(oauth: OAuthService, guard: Guard, { scheme, rateLimit }: OAuthRouteOptions): Route[] {
   const secure = scheme === 'https';
 
   const present = (outcome: AuthorizeOutcome, tenant: Tenant, extra: Record<string, string> = {}): Reply => {
@@ -113,6 +119,7 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, scheme: string): 
       method: 'GET', path: `/.well-known/oauth-protected-resource${path}`, tags,
       summary: `Protected resource metadata (RFC 9728) of ${path ? `<base>${path}` : 'the tenant base URL'}`,
       auth: 'tenant',
+      cors: true,
       responses: { 200: { description: 'Metadata', schema: ProtectedResourceMetadata } },
       handler: ({ tenant, req }) => {
         const base = guard.baseUrl(req);
@@ -122,7 +129,7 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, scheme: string): 
           scopes_supported: [...SCOPES],
           bearer_methods_supported: ['header'],
           resource_name: tenant.name,
-        }, CORS);
+        });
       },
     });
 
@@ -131,6 +138,7 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, scheme: string): 
       method: 'GET', path: '/.well-known/oauth-authorization-server', tags, summary: 'Authorization server metadata (RFC 8414)',
       description: 'The issuer is the tenant base URL: `<KCS_PUBLIC_SCHEME>://<Host>`.',
       auth: 'tenant',
+      cors: true,
       responses: { 200: { description: 'Metadata', schema: AuthorizationServerMetadata } },
       handler: ({ req }) => {
         const base = guard.baseUrl(req);
@@ -148,7 +156,7 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, scheme: string): 
           revocation_endpoint_auth_methods_supported: [...AUTH_METHODS],
           code_challenge_methods_supported: ['S256'],
           authorization_response_iss_parameter_supported: true,
-        }, CORS);
+        });
       },
     }),
     resourceMetadata(''),
@@ -160,6 +168,7 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, scheme: string): 
       description: 'Needs `Authorization: Bearer <API key with admin scope>` (the initial access token) unless the tenant ' +
         'setting oauth_open_registration is true; a header that is sent is always checked. Unknown keys are ignored.',
       auth: 'tenant',
+      cors: true,
       documented: { body: { contentType: 'application/json', schema: ClientRegistrationRequest } },
       responses: {
         201: { description: 'Registered; client_secret only for confidential clients', schema: ClientRegistrationResponse },
@@ -170,10 +179,10 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, scheme: string): 
       errors: [413, 429],
       handler: ({ tenant, req }) =>
         rfc(async () => {
-          let registeredBy: string | null = null;
+          let registrant: Principal | null = null;
           if (req.headers.authorization !== undefined) {
             try {
-              registeredBy = (await guard.authenticate(tenant, req, ['admin'])).userId;
+              registrant = await guard.authenticate(tenant, req, ['admin']);
             } catch (error) {
               if (error instanceof HttpError && (error.status === 401 || error.status === 403)) {
                 const code = error.status === 401 ? 'invalid_token' : 'insufficient_scope';
@@ -195,7 +204,7 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, scheme: string): 
           } catch {
             throw new OAuthError('invalid_client_metadata', 'The body is not valid JSON');
           }
-          return json(201, await oauth.register(tenant, body, registeredBy), NO_STORE);
+          return json(201, await oauth.register(tenant, body, { actor: actorOf(registrant, req), scopes: registrant?.scopes ?? null }), NO_STORE);
         }),
     }),
 
@@ -223,8 +232,15 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, scheme: string): 
         400: { description: 'Error page (HTML): request expired or already answered', contentType: 'text/html' },
         401: { description: 'The page again (HTML): the API key is not valid here', contentType: 'text/html' },
         403: { description: 'Error page (HTML): CSRF check failed; or the page again: the key holds none of the scopes', contentType: 'text/html' },
+        429: { description: 'Error page (HTML) with Retry-After: too many answers from this address', contentType: 'text/html' },
       },
       handler: async ({ tenant, req }) => {
+        const retryAfterS = await rateLimit.consent(tenant.id, req.remoteAddress);
+        if (retryAfterS > 0) {
+          return htmlReply(429, errorPage('Too many attempts', `Too many answers from your address. Wait ${retryAfterS} s, then send the form again.`), {
+            'Retry-After': String(retryAfterS),
+          });
+        }
         const base = guard.baseUrl(req);
         const origin = req.headers.origin;
         if (origin !== undefined && origin.toLowerCase() !== base) {
@@ -246,24 +262,32 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, scheme: string): 
         'clients; no refresh token). Client authentication: HTTP Basic, client_id + client_secret form fields, or client_id ' +
         'alone for public clients.',
       auth: 'tenant',
+      cors: true,
       documented: { body: { contentType: FORM, schema: TokenRequest } },
       responses: {
         200: { description: 'Tokens (Cache-Control: no-store)', schema: TokenResponse },
         400: oauthErrors,
         401: { description: 'invalid_client (WWW-Authenticate: Basic)', schema: OAuthErrorBody },
+        429: { description: 'temporarily_unavailable with Retry-After: too many requests of this client or address', schema: OAuthErrorBody },
       },
       errors: [413],
       handler: ({ tenant, req }) =>
         rfc(async () => {
-          const tokens = await oauth.token(tenant, guard.baseUrl(req), { basic: basicOf(req.headers.authorization), form: formOf(req) });
-          return json(200, tokens, { ...NO_STORE, ...CORS });
-        }, CORS),
+          const presented = { basic: basicOf(req.headers.authorization), form: formOf(req) };
+          const retryAfterS = await rateLimit.token(tenant.id, req.remoteAddress, presented.basic?.clientId ?? presented.form.get('client_id'));
+          if (retryAfterS > 0) {
+            throw new OAuthError('temporarily_unavailable', `Too many token requests; retry after ${retryAfterS} s`, 429, { 'Retry-After': String(retryAfterS) });
+          }
+          const tokens = await oauth.token(tenant, guard.baseUrl(req), presented);
+          return json(200, tokens, NO_STORE);
+        }),
     }),
     defineRoute({
       method: 'POST', path: '/oauth/revoke', tags, summary: 'Revoke a token (RFC 7009)',
       description: 'Always 200 for a well-formed request by an authenticated client, also for unknown tokens and tokens of ' +
         'other clients (nothing happens). Revoking a refresh token revokes its whole grant; an access token only itself.',
       auth: 'tenant',
+      cors: true,
       documented: { body: { contentType: FORM, schema: RevocationRequest } },
       responses: {
         200: { description: 'Revoked (or nothing to revoke); empty body' },
@@ -274,8 +298,8 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, scheme: string): 
       handler: ({ tenant, req }) =>
         rfc(async () => {
           await oauth.revoke(tenant, { basic: basicOf(req.headers.authorization), form: formOf(req) });
-          return { status: 200, headers: { ...NO_STORE, ...CORS } };
-        }, CORS),
+          return { status: 200, headers: NO_STORE };
+        }),
     }),
 
     defineRoute({
@@ -297,8 +321,8 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, scheme: string): 
       auth: admin,
       params: ClientIdParams,
       responses: { 204: { description: 'Deleted' } },
-      handler: async ({ tenant, params }) => {
-        await oauth.deleteClient(tenant.id, params.client_id.toLowerCase());
+      handler: async ({ tenant, principal, params, req }) => {
+        await oauth.deleteClient(tenant.id, params.client_id.toLowerCase(), actorOf(principal, req));
         return noContent();
       },
     }),

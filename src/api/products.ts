@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { ProductService, UpsertOutcome } from '../domain/products.js';
 import type { SiteService } from '../domain/sites.js';
 import { defineRoute, json, noContent, type IncomingRequest, type Route } from '../http/route.js';
+import { actorOf } from './actor.js';
 import { Product, ProductCreate, ProductDeleteQuery, ProductIdParams, ProductListQuery, SiteQuery } from '../schemas/products.js';
 
 const BASE = '/api/knowledge/products';
@@ -27,9 +28,9 @@ export function productRoutes(products: ProductService, sites: SiteService): Rou
       body: ProductCreate,
       responses: { 201: { description: 'Created', schema: Product }, 200: { description: 'Updated or unchanged', schema: Product } },
       errors: [409],
-      handler: async ({ tenant, query, body, req }) => {
+      handler: async ({ tenant, principal, query, body, req }) => {
         const siteId = await sites.resolveId(tenant.id, query.site_id);
-        return answer(tenant.id, await products.upsert(tenant.id, { siteId, input: body, source: sourceOf(req, 'api') }));
+        return answer(tenant.id, await products.upsert(tenant.id, { siteId, input: body, source: sourceOf(req, 'api'), actor: actorOf(principal, req) }));
       },
     }),
     defineRoute({
@@ -54,9 +55,9 @@ export function productRoutes(products: ProductService, sites: SiteService): Rou
       auth: { scopes: ['catalog:write'] },
       query: ProductDeleteQuery,
       responses: { 204: { description: 'Deleted' } },
-      handler: async ({ tenant, query }) => {
+      handler: async ({ tenant, principal, query, req }) => {
         const siteId = await sites.resolveId(tenant.id, query.site_id);
-        await products.deleteByExternalId(tenant.id, siteId, query.external_id);
+        await products.deleteByExternalId(tenant.id, { siteId, externalId: query.external_id }, actorOf(principal, req));
         return noContent();
       },
     }),
@@ -76,8 +77,8 @@ export function productRoutes(products: ProductService, sites: SiteService): Rou
       body: ProductCreate,
       responses: { 200: { description: 'The product', schema: Product } },
       errors: [409],
-      handler: async ({ tenant, params, body, req }) => {
-        const outcome = await products.replace(tenant.id, params.product_id.toLowerCase(), body, sourceOf(req, 'api'));
+      handler: async ({ tenant, principal, params, body, req }) => {
+        const outcome = await products.replace(tenant.id, params.product_id.toLowerCase(), { input: body, source: sourceOf(req, 'api'), actor: actorOf(principal, req) });
         return json(200, await products.get(tenant.id, outcome.id), { 'X-Upsert-Result': outcome.result });
       },
     }),
@@ -86,8 +87,8 @@ export function productRoutes(products: ProductService, sites: SiteService): Rou
       auth: { scopes: ['catalog:write'] },
       params: ProductIdParams,
       responses: { 204: { description: 'Deleted' } },
-      handler: async ({ tenant, params }) => {
-        await products.delete(tenant.id, params.product_id);
+      handler: async ({ tenant, principal, params, req }) => {
+        await products.delete(tenant.id, params.product_id, actorOf(principal, req));
         return noContent();
       },
     }),

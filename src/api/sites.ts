@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { SiteService } from '../domain/sites.js';
 import { defineRoute, json, noContent, type Route } from '../http/route.js';
+import { actorOf } from './actor.js';
 import { Site, SiteCreate, SiteIdParams, SiteUpdate } from '../schemas/sites.js';
 
 const BASE = '/api/knowledge/sites';
@@ -15,7 +16,7 @@ export function siteRoutes(sites: SiteService): Route[] {
       body: SiteCreate,
       responses: { 201: { description: 'Created', schema: Site } },
       errors: [409],
-      handler: async ({ tenant, body }) => json(201, await sites.create(tenant.id, body)),
+      handler: async ({ tenant, principal, body, req }) => json(201, await sites.create(tenant.id, body, actorOf(principal, req))),
     }),
     defineRoute({
       method: 'GET', path: BASE, tags, summary: 'List all sites of the tenant',
@@ -40,7 +41,7 @@ export function siteRoutes(sites: SiteService): Route[] {
       body: SiteUpdate,
       responses: { 200: { description: 'The updated site', schema: Site } },
       errors: [409],
-      handler: async ({ tenant, params, body }) => json(200, await sites.update(tenant.id, params.site_id, body)),
+      handler: async ({ tenant, principal, params, body, req }) => json(200, await sites.update(tenant.id, params.site_id, body, actorOf(principal, req))),
     }),
     defineRoute({
       method: 'DELETE', path: `${BASE}/:site_id`, tags, summary: 'Delete a site and, in the background, its products',
@@ -48,8 +49,8 @@ export function siteRoutes(sites: SiteService): Route[] {
       auth: { scopes: ['catalog:write'] },
       params: SiteIdParams,
       responses: { 204: { description: 'Deleted' } },
-      handler: async ({ tenant, params }) => {
-        await sites.delete(tenant.id, params.site_id);
+      handler: async ({ tenant, principal, params, req }) => {
+        await sites.delete(tenant.id, params.site_id, actorOf(principal, req));
         return noContent();
       },
     }),

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyRepository } from '../store/tenants.js';
-import { InvalidError, NotFoundError } from './errors.js';
+import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
+import { ForbiddenError, InvalidError, NotFoundError } from './errors.js';
 import type { UserService } from './tenants.js';
 import type { ApiKeyRecord } from './types.js';
 
@@ -20,12 +21,24 @@ export class ApiKeyService {
   constructor(
     private readonly repo: ApiKeyRepository,
     private readonly users: UserService,
+    /** Ends what a key authorized beyond itself (the OAuth grants approved with it), once it is revoked. */
+    private readonly onRevoked: (tenantId: string, keyId: string) => Promise<void>,
   ) {}
 
+  /**
+   * A new key. `ceiling`: the effective scopes (after X-Scopes) of the caller that mints it over the
+   * API; the key may hold none it lacks (DESIGN §2), else 403. Operator tools mint without one.
+   */
   async create(
     tenantId: string,
-    input: { userId: string; name: string; scopes: string[]; expiresAt?: string | null },
+    input: { userId: string; name: string; scopes: string[]; expiresAt?: string | null; ceiling?: Set<string> },
+    actor: AuditActor = SYSTEM_ACTOR,
   ): Promise<PublicApiKey & { key: string }> {
+    const beyond = input.ceiling ? input.scopes.filter((s) => !input.ceiling!.has(s)) : [];
+    if (beyond.length > 0) {
+      const missing = [...new Set(beyond)].join(' ');
+      throw new ForbiddenError(`A new key cannot hold scopes its creator lacks: ${missing}`, missing);
+    }
     if (!(await this.users.get(tenantId, input.userId))) throw InvalidError.at(['body', 'user_id'], 'User not found in this tenant');
     const id = randomUUID();
     const key = `kcs_${id}_${randomBytes(24).toString('base64url')}`;
@@ -40,7 +53,7 @@ export class ApiKeyService {
       last_used_at: null,
       digest: digestOf(key),
     };
-    await this.repo.create(record);
+    await this.repo.create(record, actor);
     return { ...toPublic(record), key };
   }
 
@@ -50,8 +63,9 @@ export class ApiKeyService {
     return (await this.repo.list(tenantId)).items.filter((k) => !k.expires_at || Date.parse(k.expires_at) > now).map(toPublic);
   }
 
-  async revoke(tenantId: string, id: string): Promise<void> {
-    if (!(await this.repo.revoke(tenantId, id))) throw new NotFoundError('API key not found');
+  async revoke(tenantId: string, id: string, actor: AuditActor = SYSTEM_ACTOR): Promise<void> {
+    if (!(await this.repo.revoke(tenantId, id, actor))) throw new NotFoundError('API key not found');
+    await this.onRevoked(tenantId, id);
   }
 
   /** The live key record for a presented key in this tenant, or null (unknown, wrong secret, expired). */

@@ -1,13 +1,14 @@
-// Reading the tenant's audit log (written atomically with each entry write, see store/lua/writeEntry.lua).
-import type { EntryRepository } from '../store/knowledge.js';
+// Reading the tenant's audit log (each write appends its event atomically, see store/audit.ts).
+import type { AuditEntityType, AuditRepository } from '../store/audit.js';
 
 const orNull = (value: string | undefined) => (value ? value : null);
 
 export class AuditLog {
-  constructor(private readonly repo: EntryRepository) {}
+  constructor(private readonly repo: AuditRepository) {}
 
-  async events(tenantId: string, entity: { type: string; id: string } | null, before: string | null, limit: number) {
-    const raw = await this.repo.audit(tenantId, entity, before, limit);
+  /** Newest first; `filter` by entity type, entity id or both; `before`: an event id (exclusive). */
+  async events(tenantId: string, filter: { type?: AuditEntityType; id?: string }, page: { before: string | null; limit: number }) {
+    const raw = await this.repo.read(tenantId, filter, page.before, page.limit);
     return raw.map(({ id, fields }) => ({
       id,
       at: new Date(Number(id.split('-')[0])).toISOString(),
@@ -19,6 +20,7 @@ export class AuditLog {
       credential_id: orNull(fields.credential_id),
       client_id: orNull(fields.client_id),
       audit_source: fields.audit_source,
+      ...(fields.details ? { details: JSON.parse(fields.details) as Record<string, unknown> } : {}),
     }));
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type { CategoryCreate, CategoryUpdate } from '../schemas/categories.js';
+import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
 import type { CategoryRepository, CategoryWriteResult, StoredCategory } from '../store/categories.js';
 import { ConflictError, InvalidError, NotFoundError } from './errors.js';
 
@@ -29,7 +30,7 @@ function refuse(result: Exclude<CategoryWriteResult, 'ok' | 'stale'>): never {
 export class CategoryService {
   constructor(private readonly repo: CategoryRepository) {}
 
-  async create(tenantId: string, input: Static<typeof CategoryCreate>): Promise<StoredCategory> {
+  async create(tenantId: string, input: Static<typeof CategoryCreate>, actor: AuditActor = SYSTEM_ACTOR): Promise<StoredCategory> {
     const now = new Date().toISOString();
     const category: StoredCategory = {
       id: randomUUID(),
@@ -41,7 +42,7 @@ export class CategoryService {
       created_at: now,
       updated_at: now,
     };
-    const result = await this.repo.create(category);
+    const result = await this.repo.create(category, actor);
     if (result !== 'ok') refuse(result as Exclude<CategoryWriteResult, 'ok' | 'stale'>);
     return category;
   }
@@ -79,7 +80,7 @@ export class CategoryService {
     return start.children;
   }
 
-  async update(tenantId: string, id: string, changes: Static<typeof CategoryUpdate>): Promise<StoredCategory> {
+  async update(tenantId: string, id: string, changes: Static<typeof CategoryUpdate>, actor: AuditActor = SYSTEM_ACTOR): Promise<StoredCategory> {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const { category, raw } = await this.load(tenantId, id);
       const next: StoredCategory = {
@@ -91,17 +92,17 @@ export class CategoryService {
         updated_at: new Date().toISOString(),
       };
       if (next.parent_id === category.id) refuse('cycle');
-      const result = await this.repo.replace(category, raw, next);
+      const result = await this.repo.replace({ doc: category, raw }, next, actor);
       if (result === 'ok') return next;
       if (result !== 'stale') refuse(result);
     }
     throw new ConflictError('The category is being changed concurrently; retry');
   }
 
-  async delete(tenantId: string, id: string): Promise<void> {
+  async delete(tenantId: string, id: string, actor: AuditActor = SYSTEM_ACTOR): Promise<void> {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const { category, raw } = await this.load(tenantId, id);
-      const result = await this.repo.delete(category, raw);
+      const result = await this.repo.delete(category, raw, actor);
       if (result === 'ok') return;
       if (result !== 'stale') refuse(result);
     }

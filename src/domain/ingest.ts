@@ -6,6 +6,7 @@ import { hash, randomUUID } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import { IngestJob, ProductCreate } from '../schemas/products.js';
 import { validationErrors } from '../schemas/validate.js';
+import type { AuditActor } from '../store/audit.js';
 import type { ItemChunk, ItemError, JobRecord, JobRepository } from '../store/jobs.js';
 import { NotFoundError } from './errors.js';
 import type { ProductInput, ProductService, UpsertOutcome, UpsertRequest } from './products.js';
@@ -44,8 +45,11 @@ export class IngestService {
     private readonly embed: JobEmbeddingScheduler | null,
   ) {}
 
-  /** Checks every item, stores the accepted ones in chunks, queues the job. */
-  async accept(tenantId: string, siteId: string, body: BulkItems, source: string) {
+  /**
+   * Checks every item, stores the accepted ones in chunks, queues the job. The request is one
+   * audit event (a bulk_job created, with its item counts); its items are none of their own.
+   */
+  async accept(tenantId: string, { siteId, body, source }: { siteId: string; body: BulkItems; source: string }, actor: AuditActor) {
     const errors: ItemError[] = [...body.parseErrors];
     const failedParses = new Set(body.parseErrors.map((e) => e.index));
     const chunks: ItemChunk[] = [];
@@ -62,7 +66,7 @@ export class IngestService {
     });
     errors.sort((a, b) => a.index - b.index);
     const id = randomUUID();
-    await this.jobs.create(tenantId, { id, siteId, source, total: body.items.length, rejected: errors, createdAt: new Date().toISOString() }, chunks);
+    await this.jobs.create(tenantId, { id, siteId, source, total: body.items.length, rejected: errors, createdAt: new Date().toISOString() }, { chunks, actor });
     const accepted = body.items.length - errors.length;
     if (accepted > 0) await this.schedule(tenantId, id);
     return { job_id: id, accepted, rejected: errors.length, errors };

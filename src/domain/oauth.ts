@@ -11,6 +11,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { OAuthLifetimes } from '../config.js';
 import { isUuid } from '../schemas/common.js';
+import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
 import type { IssueResult, NewTokens, OAuthRepository } from '../store/oauth.js';
 import type { ApiKeyService } from './apiKeys.js';
 import { NotFoundError } from './errors.js';
@@ -105,6 +106,7 @@ interface CodeRecord {
   grant_id: string;
   client_id: string;
   user_id: string;
+  api_key_id: string;
   redirect_uri: string;
   redirect_uri_given: boolean;
   code_challenge: string;
@@ -118,6 +120,8 @@ export interface GrantRecord {
   kind: 'authorization_code' | 'client_credentials';
   client_id: string;
   user_id: string;
+  /** The API key that approved the consent (authorization_code): revoking the key revokes the grant. */
+  api_key_id?: string;
   scope: string[];
   resource: string;
   resource_path: string;
@@ -344,8 +348,18 @@ export class OAuthService {
 
   // ---- clients ----
 
-  async register(tenant: Tenant, body: unknown, registeredBy: string | null): Promise<Registration> {
+  /**
+   * `registrant`: who registers (actor.userId null: open registration) and, with an admin key, its
+   * effective scopes. client_credentials tokens act for the registrant with the client's scope, so
+   * that scope may hold nothing the registrant lacks (403 otherwise).
+   */
+  async register(tenant: Tenant, body: unknown, registrant: { actor: AuditActor; scopes: Set<string> | null }): Promise<Registration> {
+    const registeredBy = registrant.actor.userId;
     const meta = validateRegistration(body, registeredBy !== null);
+    const beyond = meta.grant_types.includes('client_credentials') ? splitScope(meta.scope).filter((s) => !registrant.scopes?.has(s)) : [];
+    if (beyond.length > 0) {
+      throw new OAuthError('insufficient_scope', `A client_credentials client cannot hold scopes its registrant lacks: ${beyond.join(' ')}`, 403);
+    }
     const clientId = randomUUID();
     const secret = meta.token_endpoint_auth_method === 'none' ? null : `kcs_cs_${randomSecret()}`;
     const client: ClientRecord = {
@@ -362,7 +376,7 @@ export class OAuthService {
       registered_by_user_id: registeredBy,
       secret_digest: secret ? digestOf(secret) : null,
     };
-    await this.repo.createClient(client);
+    await this.repo.createClient(client, registrant.actor);
     return {
       client_id: client.client_id,
       ...(secret ? { client_secret: secret } : {}),
@@ -388,8 +402,8 @@ export class OAuthService {
   }
 
   /** Deletes the client and revokes every token issued to it. */
-  async deleteClient(tenantId: string, clientId: string): Promise<void> {
-    if (!(await this.repo.deleteClient(tenantId, clientId))) throw new NotFoundError('OAuth client not found');
+  async deleteClient(tenantId: string, clientId: string, actor: AuditActor = SYSTEM_ACTOR): Promise<void> {
+    if (!(await this.repo.deleteClient(tenantId, clientId, actor))) throw new NotFoundError('OAuth client not found');
   }
 
   // ---- authorization endpoint ----
@@ -531,6 +545,7 @@ export class OAuthService {
       grant_id: randomUUID(),
       client_id: client.client_id,
       user_id: key.user_id,
+      api_key_id: key.id,
       redirect_uri: pending.redirect_uri,
       redirect_uri_given: pending.redirect_uri_given,
       code_challenge: pending.code_challenge,
@@ -596,6 +611,7 @@ export class OAuthService {
       kind: 'authorization_code',
       client_id: client.client_id,
       user_id: found.user_id,
+      api_key_id: found.api_key_id,
       scope: found.scope,
       resource: found.resource,
       resource_path: found.resource_path,

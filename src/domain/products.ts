@@ -5,6 +5,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Product, ProductCreate } from '../schemas/products.js';
 import type { JobItem, ProductFilter, ProductRecord, ProductRepository, ProductTexts, ProductTextSources, ProductWrite, StoredProduct } from '../store/products.js';
 import { canonicalDecimal } from './decimal.js';
+import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
 import { ConflictError, NotFoundError } from './errors.js';
 import { noSearchRefresh, type SearchRefresh } from './searchRefresh.js';
 
@@ -129,6 +130,8 @@ export interface UpsertRequest {
    * checks the revision and the external_id claim, and the retry looks afresh.
    */
   knownId?: string | null;
+  /** Who makes a single write, audited with it; none for bulk items (their job is the audited write). */
+  actor?: AuditActor;
 }
 
 export interface UpsertOutcome {
@@ -253,7 +256,7 @@ export class ProductService {
         next.updated_at = now;
         writes.push({
           index, result: 'updated', embed: false,
-          write: { doc: next, parentExternalId: record.parentExternalId, textSources: null, thash: record.thash, embeddingStatus: record.embeddingStatus, previous: record, jobItem: req.jobItem, ih: req.ih },
+          write: { doc: next, parentExternalId: record.parentExternalId, textSources: null, thash: record.thash, embeddingStatus: record.embeddingStatus, previous: record, jobItem: req.jobItem, ih: req.ih, audit: req.actor },
         });
         return;
       }
@@ -272,7 +275,7 @@ export class ProductService {
         write: {
           doc, parentExternalId, textSources: req.sources, thash: req.thash,
           embeddingStatus: textsChanged ? this.embedding.initialStatus : record!.embeddingStatus,
-          previous: record, jobItem: req.jobItem, ih: req.ih,
+          previous: record, jobItem: req.jobItem, ih: req.ih, audit: req.actor,
         },
       });
     });
@@ -302,7 +305,7 @@ export class ProductService {
   }
 
   /** PUT: a full replace of an existing product (external_id may change; a taken one is a 409). */
-  async replace(tenantId: string, id: string, input: ProductInput, source: string): Promise<UpsertOutcome> {
+  async replace(tenantId: string, id: string, { input, source, actor }: Pick<UpsertRequest, 'input' | 'source' | 'actor'>): Promise<UpsertOutcome> {
     const record = await this.repo.get(tenantId, id);
     if (!record) throw new NotFoundError('Product not found');
     if (input.external_id && input.external_id !== record.doc.external_id) {
@@ -310,7 +313,7 @@ export class ProductService {
       if (owner && owner !== id) throw new ConflictError(`Another product of this site has external_id '${input.external_id}'`);
     }
     // The body's external_id names this product or none (checked above): the request is for `id`.
-    return this.upsert(tenantId, { siteId: record.doc.site_id, input, source, id, knownId: id });
+    return this.upsert(tenantId, { siteId: record.doc.site_id, input, source, id, knownId: id, actor });
   }
 
   async get(tenantId: string, id: string): Promise<ProductView> {
@@ -324,16 +327,16 @@ export class ProductService {
     return { items: (await this.views(tenantId, ids)).filter((v): v is ProductView => v !== null), total };
   }
 
-  async delete(tenantId: string, id: string): Promise<void> {
+  async delete(tenantId: string, id: string, actor: AuditActor = SYSTEM_ACTOR): Promise<void> {
     const record = await this.repo.get(tenantId, id.toLowerCase());
-    if (!record || !(await this.repo.delete(tenantId, record.doc))) throw new NotFoundError('Product not found');
+    if (!record || !(await this.repo.delete(tenantId, record.doc, actor))) throw new NotFoundError('Product not found');
     await this.refreshSearch(tenantId, [{ kind: 'product', id: record.doc.id }]);
   }
 
-  async deleteByExternalId(tenantId: string, siteId: string, externalId: string): Promise<void> {
-    const id = await this.repo.idByExternalId(tenantId, siteId, externalId);
+  async deleteByExternalId(tenantId: string, product: { siteId: string; externalId: string }, actor: AuditActor): Promise<void> {
+    const id = await this.repo.idByExternalId(tenantId, product.siteId, product.externalId);
     if (!id) throw new NotFoundError('Product not found');
-    await this.delete(tenantId, id);
+    await this.delete(tenantId, id, actor);
   }
 
   /** Response views in the order of `ids`; null for a missing product. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type { Site, SiteCreate, SiteUpdate } from '../schemas/sites.js';
 import { isUuid } from '../schemas/common.js';
+import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
 import type { SiteRepository, StoredSite } from '../store/sites.js';
 import { ConflictError, NotFoundError } from './errors.js';
 
@@ -31,7 +32,7 @@ export class SiteService {
     private readonly schedulePurge: PurgeScheduler,
   ) {}
 
-  async create(tenantId: string, input: Static<typeof SiteCreate>): Promise<SiteView> {
+  async create(tenantId: string, input: Static<typeof SiteCreate>, actor: AuditActor = SYSTEM_ACTOR): Promise<SiteView> {
     const site: StoredSite = {
       id: randomUUID(),
       tenant_id: tenantId,
@@ -44,7 +45,7 @@ export class SiteService {
       config: input.config ?? {},
       created_at: new Date().toISOString(),
     };
-    if ((await this.repo.create(site, input.is_default === true)) === 'slug_taken') {
+    if ((await this.repo.create(site, input.is_default === true, actor)) === 'slug_taken') {
       throw new ConflictError(`A site with slug '${input.slug}' already exists`);
     }
     return this.get(tenantId, site.id);
@@ -65,7 +66,7 @@ export class SiteService {
     return (await this.load(tenantId, idOrSlug)).site.id;
   }
 
-  async update(tenantId: string, idOrSlug: string, changes: Static<typeof SiteUpdate>): Promise<SiteView> {
+  async update(tenantId: string, idOrSlug: string, changes: Static<typeof SiteUpdate>, actor: AuditActor = SYSTEM_ACTOR): Promise<SiteView> {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const { site, raw, defaultId } = await this.load(tenantId, idOrSlug);
       if (changes.is_default === false && site.id === defaultId) {
@@ -79,16 +80,16 @@ export class SiteService {
         platform: changes.platform !== undefined ? changes.platform : site.platform,
         config: changes.config ?? site.config,
       };
-      const result = await this.repo.replace(next, raw, changes.is_default === true);
+      const result = await this.repo.replace(next, { raw, makeDefault: changes.is_default === true }, actor);
       if (result === 'ok') return this.get(tenantId, site.id);
       if (result === 'missing') throw new NotFoundError('Site not found');
     }
     throw new ConflictError('The site is being changed concurrently; retry');
   }
 
-  async delete(tenantId: string, idOrSlug: string): Promise<void> {
+  async delete(tenantId: string, idOrSlug: string, actor: AuditActor = SYSTEM_ACTOR): Promise<void> {
     const { site } = await this.load(tenantId, idOrSlug);
-    if (!(await this.repo.delete(site))) throw new NotFoundError('Site not found');
+    if (!(await this.repo.delete(site, actor))) throw new NotFoundError('Site not found');
     await this.schedulePurge(tenantId, site.id);
   }
 

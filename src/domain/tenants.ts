@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type { TenantSettingsUpdate } from '../schemas/tenants.js';
+import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
 import type { TenantRepository, UserRepository } from '../store/tenants.js';
 import { ConflictError, InvalidError, NotFoundError } from './errors.js';
 import type { Tenant, User } from './types.js';
@@ -14,6 +15,7 @@ const SLUG_RE = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
  */
 export class TenantService {
   static readonly CACHE_MS = 1000;
+  static readonly CACHE_LIMIT = 10_000;
   private readonly cache = new Map<string, { tenant: Tenant | null; until: number }>();
 
   constructor(
@@ -44,7 +46,11 @@ export class TenantService {
     if (hit && hit.until > now) return hit.tenant;
     const id = await this.repo.idBySlug(slug);
     const tenant = id ? await this.repo.get(id) : null;
+    // Re-inserted so the first key is the oldest: hosts naming unknown tenants (any client can send
+    // them) must not grow the cache without bound.
+    this.cache.delete(slug);
     this.cache.set(slug, { tenant, until: now + TenantService.CACHE_MS });
+    if (this.cache.size > TenantService.CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
     return tenant;
   }
 
@@ -62,10 +68,10 @@ export class TenantService {
     return this.repo.count();
   }
 
-  async updateSettings(tenant: Tenant, changes: Static<typeof TenantSettingsUpdate>): Promise<Tenant> {
+  async updateSettings(tenant: Tenant, changes: Static<typeof TenantSettingsUpdate>, actor: AuditActor = SYSTEM_ACTOR): Promise<Tenant> {
     const current = (await this.repo.get(tenant.id)) ?? tenant;
     const next: Tenant = { ...current, settings: { ...current.settings, ...changes } };
-    await this.repo.save(next);
+    await this.repo.saveSettings(next, actor);
     this.cache.delete(next.slug);
     return next;
   }
@@ -74,9 +80,9 @@ export class TenantService {
 export class UserService {
   constructor(private readonly repo: UserRepository) {}
 
-  async create(tenantId: string, email: string, name: string): Promise<User> {
+  async create(tenantId: string, email: string, name: string, actor: AuditActor = SYSTEM_ACTOR): Promise<User> {
     const user: User = { id: randomUUID(), tenant_id: tenantId, email, name, created_at: new Date().toISOString() };
-    if (!(await this.repo.create(user))) throw new ConflictError(`A user with e-mail ${email} already exists`);
+    if (!(await this.repo.create(user, actor))) throw new ConflictError(`A user with e-mail ${email} already exists`);
     return user;
   }
 

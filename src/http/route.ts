@@ -72,6 +72,11 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TSchema | un
   responses: Record<number, ResponseDoc>;
   /** Error statuses beyond the ones every route of its auth kind can answer. */
   errors?: number[];
+  /**
+   * Readable from any origin (src/http/cors.ts): every answer, errors included, carries the CORS
+   * headers, and the path answers OPTIONS preflights.
+   */
+  cors?: boolean;
   handler: (ctx: RouteContext<B, Q, P>) => Promise<Reply> | Reply;
 }
 

@@ -1,6 +1,6 @@
 // A small path router: static segments and `:param` segments, matched segment by segment.
 // It knows which methods a path has, so an unknown method on a known path is a 405 with Allow.
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 interface Node<R> {
   statics: Map<string, Node<R>>;

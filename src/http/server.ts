@@ -6,9 +6,12 @@ import uWS from 'uWebSockets.js';
 import type { Logger } from '../log.js';
 import { ConflictError, ForbiddenError, InvalidError, NotFoundError, PreconditionFailedError } from '../domain/errors.js';
 import { isUnavailable } from '../store/redis.js';
+import { CORS_HEADERS } from './cors.js';
 import { HttpError } from './errors.js';
+import { Gate } from './gate.js';
 import type { HttpMetrics } from './metrics.js';
 import { JSON_BODY_LIMIT, type IncomingRequest, type Reply, type Route } from './route.js';
+import { CLIENT_ADDRESS_HEADER } from './requestHead.js';
 import { Router } from './router.js';
 
 /** Runs one matched request to its reply (tenant, auth, validation, handler: see app.ts). */
@@ -22,8 +25,7 @@ export class HttpServer {
   private readonly app = uWS.App();
   private readonly router = new Router<Route>();
   private listenSocket: uWS.us_listen_socket | null = null;
-  private inFlight = 0;
-  private drained: (() => void) | null = null;
+  private gate: Gate | null = null;
   private maxBodyBytes = JSON_BODY_LIMIT;
 
   constructor(
@@ -39,29 +41,42 @@ export class HttpServer {
     this.app.any('/*', (res, req) => this.onRequest(res, req));
   }
 
-  listen(host: string, port: number): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.app.listen(host, port, (socket) => {
-        if (!socket) return reject(new Error(`cannot listen on ${host}:${port} (in use or not permitted)`));
+  /** The public port is the gate's (gate.ts); the app itself listens on a private loopback port. */
+  async listen(host: string, port: number): Promise<number> {
+    const upstreamPort = await new Promise<number>((resolve, reject) => {
+      this.app.listen('127.0.0.1', 0, (socket) => {
+        if (!socket) return reject(new Error('cannot listen on a loopback port for the app'));
         this.listenSocket = socket;
         resolve(uWS.us_socket_local_port(socket as unknown as uWS.us_socket));
       });
     });
+    const gate = new Gate({
+      upstreamPort,
+      bodyLimit: (method, path) => {
+        const match = this.router.match(method, path);
+        return match.kind === 'found' ? (match.route.maxBodyBytes ?? JSON_BODY_LIMIT) : JSON_BODY_LIMIT;
+      },
+      onRejected: (status, detail, remoteAddress) => {
+        this.metrics.observe('-', 'gate', status, 0);
+        this.log.info({ status, detail, remoteAddress }, 'request refused at the gate');
+      },
+    });
+    try {
+      const publicPort = await gate.listen(host, port);
+      this.gate = gate;
+      return publicPort;
+    } catch (error) {
+      await this.close(0);
+      throw new Error(`cannot listen on ${host}:${port} (${(error as Error).message})`);
+    }
   }
 
   /** Stops accepting, lets in-flight requests finish (up to graceMs), then closes every connection. */
   async close(graceMs: number): Promise<void> {
+    await this.gate?.close(graceMs);
+    this.gate = null;
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = null;
-    if (this.inFlight > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, graceMs);
-        this.drained = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
     (this.app as unknown as { close(): void }).close();
   }
 
@@ -69,21 +84,23 @@ export class HttpServer {
     const started = performance.now();
     // Everything from `ureq` must be read now: it is invalid once this function returns.
     const headers: Record<string, string> = {};
+    let clientAddress: string | undefined;
     ureq.forEach((key, value) => {
-      headers[key] = key in headers ? `${headers[key]}, ${value}` : value;
+      if (key === CLIENT_ADDRESS_HEADER) clientAddress = value;
+      else headers[key] = key in headers ? `${headers[key]}, ${value}` : value;
     });
     const method = ureq.getCaseSensitiveMethod().toUpperCase();
     const path = ureq.getUrl();
     const query = new URLSearchParams(ureq.getQuery() ?? '');
-    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+    // Every request comes through the gate, which names the client (and drops a client's own copy).
+    const remoteAddress = clientAddress ?? Buffer.from(res.getRemoteAddressAsText()).toString();
     const inbound = headers['x-request-id'];
     const requestId = inbound && REQUEST_ID_RE.test(inbound) ? inbound : randomUUID();
     const state = { aborted: false, done: false };
     res.onAborted(() => {
       state.aborted = true;
-      this.finish(state);
+      state.done = true;
     });
-    this.inFlight++;
 
     const match = this.router.match(method, path);
     const routeLabel = match.kind === 'found' ? match.route.path : 'unmatched';
@@ -94,7 +111,8 @@ export class HttpServer {
         res.writeStatus(statusLine(status));
         res.writeHeader('X-Request-Id', requestId);
         const close = reply.headers?.Connection === 'close';
-        for (const [name, value] of Object.entries(reply.headers ?? {})) if (name !== 'Connection') res.writeHeader(name, value);
+        const cors = match.kind === 'found' && match.route.cors ? CORS_HEADERS : {};
+        for (const [name, value] of Object.entries({ ...cors, ...reply.headers })) if (name !== 'Connection') res.writeHeader(name, value);
         // A response to HEAD never carries content (RFC 9110 §9.3.2): bytes after its headers would be
         // read as the start of the next response on a keep-alive connection. (HEAD has no body, so
         // never a 413 that must close; this uWS build accepts endWithoutBody only without arguments.)
@@ -112,7 +130,7 @@ export class HttpServer {
       const seconds = (performance.now() - started) / 1000;
       this.metrics.observe(method, routeLabel, status, seconds);
       this.log.info({ reqId: requestId, method, path, route: routeLabel, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
-      this.finish(state);
+      state.done = true;
     };
 
     if (match.kind === 'not_found') return send(errorReply(new HttpError(404, 'Not Found')));
@@ -160,13 +178,6 @@ export class HttpServer {
       chunks.push(Buffer.from(new Uint8Array(chunk)));
       if (isLast) done(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, declared ?? size));
     });
-  }
-
-  private finish(state: { done: boolean }): void {
-    if (state.done) return;
-    state.done = true;
-    this.inFlight--;
-    if (this.inFlight === 0 && this.drained) this.drained();
   }
 }
 

@@ -149,7 +149,7 @@ export function createMcpServer(deps: McpDeps, tenant: Tenant, principal: Princi
       language: z.string().min(2).max(5).optional(),
     },
   }, guarded(['knowledge:write'], async (a: { title: string; content: string; tags?: string[]; ttl_seconds?: number; category_id?: string; language?: string }) => {
-    const categoryId = a.category_id ?? (await memoryCategory(deps.categories, tenant.id));
+    const categoryId = a.category_id ?? (await memoryCategory(deps.categories, tenant.id, caller));
     const entry = await deps.knowledge.create(tenant.id, caller, {
       title: a.title, content: a.content, tags: a.tags, type: 'memory', category_id: categoryId, visibility: 'personal',
       language: a.language ?? 'en', source: 'conversational', metadata: a.ttl_seconds ? { ttl_seconds: a.ttl_seconds } : {},
@@ -197,9 +197,9 @@ function compactProduct(p: { title: string; brand: string | null; sku: string | 
   return { title: p.title, brand: p.brand, sku: p.sku, price: p.price_current, currency: p.currency, availability: p.availability, url: p.product_url, site_id: p.site_id, language: p.language };
 }
 
-/** The tenant's category for memories, created on first use. */
-async function memoryCategory(categories: CategoryService, tenantId: string): Promise<string> {
+/** The tenant's category for memories, created on first use (audited as the caller's write). */
+async function memoryCategory(categories: CategoryService, tenantId: string, caller: Caller): Promise<string> {
   const found = (await categories.list(tenantId)).find((c) => c.name === MEMORY_CATEGORY);
   if (found) return found.id;
-  return (await categories.create(tenantId, { name: MEMORY_CATEGORY })).id;
+  return (await categories.create(tenantId, { name: MEMORY_CATEGORY }, caller)).id;
 }

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, Nullable, Uuid } from './common.js';
+import { DateTime, MAX_INT, Nullable, Uuid } from './common.js';
 
 export const CategoryCreate = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
     description: Type.Optional(Nullable(Type.String())),
     parent_id: Type.Optional(Nullable(Uuid())),
-    sort_order: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    sort_order: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT, default: 0 })),
   },
   { $id: 'CategoryCreate' },
 );
@@ -17,7 +17,7 @@ export const CategoryUpdate = Type.Object(
     name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
     description: Type.Optional(Nullable(Type.String())),
     parent_id: Type.Optional(Nullable(Uuid())),
-    sort_order: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
+    sort_order: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: MAX_INT }))),
   },
   { $id: 'CategoryUpdate' },
 );

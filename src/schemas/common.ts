@@ -4,7 +4,15 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?$/;
 
 export const isUuid = (value: string): boolean => UUID_RE.test(value);
-export const isDateTime = (value: string): boolean => DATE_TIME_RE.test(value) && !Number.isNaN(Date.parse(value));
+// An offset can carry a 4-digit year out of range (0000-01-01T00:00+01:00 is in year -1): the
+// instant itself must fall in years 0000–9999 so that it is stored and answered as a 4-digit year.
+const FIRST_INSTANT = Date.parse('0000-01-01T00:00:00Z');
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+export const isDateTime = (value: string): boolean => {
+  if (!DATE_TIME_RE.test(value)) return false;
+  const at = Date.parse(value);
+  return at >= FIRST_INSTANT && at <= LAST_INSTANT;
+};
 
 FormatRegistry.Set('uuid', isUuid);
 FormatRegistry.Set('date-time', isDateTime);
@@ -35,7 +43,13 @@ export const ValidationErrorBody = Type.Object(
   { $id: 'HTTPValidationError' },
 );
 
+/**
+ * The largest count, order or priority a request may carry: a 32-bit integer, which every store
+ * path (JSON, Lua numbers, ZSET scores, Redis LIMIT) holds exactly.
+ */
+export const MAX_INT = 2_147_483_647;
+
 export const Pagination = {
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size' }),
-  offset: Type.Integer({ minimum: 0, default: 0, description: 'Items to skip' }),
+  offset: Type.Integer({ minimum: 0, maximum: MAX_INT, default: 0, description: 'Items to skip' }),
 };

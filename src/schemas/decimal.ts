@@ -21,6 +21,9 @@ export function decimalIssue(schema: DecimalOptions, value: unknown): { type: st
   } else {
     return { type: 'decimal_type', msg: 'Decimal input should be an integer, float, string or Decimal object' };
   }
+  // Search and sorting read a decimal as a double: one beyond its range (a 400-digit price) would
+  // read as Infinity and match no price range.
+  if (!Number.isFinite(Number(canonical))) return { type: 'finite_number', msg: 'Input should be a finite number' };
   if (schema.minimum !== undefined && compareDecimal(canonical, canonicalDecimal(schema.minimum)) < 0) {
     return { type: 'greater_than_equal', msg: `Input should be greater than or equal to ${schema.minimum}` };
   }

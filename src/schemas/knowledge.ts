@@ -1,11 +1,14 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { DateTime, Nullable, Pagination, StringEnum, Uuid } from './common.js';
+import { DateTime, MAX_INT, Nullable, Pagination, StringEnum, Uuid } from './common.js';
 
 export const VISIBILITIES = ['public', 'internal', 'personal', 'restricted', 'community', 'workspace'] as const;
 export const ENTRY_TYPES = ['knowledge', 'skill', 'process', 'glossary', 'memory', 'bootstrap', 'skill_index'] as const;
 export const ENTRY_SOURCES = ['manual', 'import', 'conversational', 'learning_loop', 'system'] as const;
 export type EntryType = (typeof ENTRY_TYPES)[number];
 export type Visibility = (typeof VISIBILITIES)[number];
+
+/** 100 years: now + ttl stays a valid date (JS dates end in the year 275760). */
+const MAX_TTL_SECONDS = 3_153_600_000;
 
 const Strings = (description?: string) => Type.Array(Type.String({ maxLength: 200 }), { default: [], maxItems: 100, ...(description ? { description } : {}) });
 
@@ -36,12 +39,12 @@ export const ENTRY_METADATA: Record<EntryType, TSchema> = {
   }, { $id: 'GlossaryMetadata' }),
   memory: Type.Object({
     expires_at: Type.Optional(Nullable(DateTime({ description: 'When the memory expires (a past value is allowed)' }))),
-    ttl_seconds: Type.Optional(Nullable(Type.Integer({ minimum: 1, description: 'Sets expires_at to now + ttl_seconds; not stored' }))),
+    ttl_seconds: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: MAX_TTL_SECONDS, description: 'Sets expires_at to now + ttl_seconds (at most 100 years); not stored' }))),
     importance: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, default: 3 })),
     subject: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
   }, { $id: 'MemoryMetadata' }),
   bootstrap: Type.Object({
-    priority: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    priority: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT, default: 0 })),
     applies_to: Type.Optional(Strings('Agents or channels this bootstrap text applies to')),
   }, { $id: 'BootstrapMetadata' }),
   skill_index: Type.Object({
@@ -149,6 +152,11 @@ export const EntryListQuery = Type.Object({
 export const EntryIdParams = Type.Object({ entry_id: Uuid() });
 export const EntryGetQuery = Type.Object({ include_expired: Type.Optional(Type.Boolean({ default: false })) });
 
+/** What an audit event may be about: every kind of write (store/audit.ts). */
+export const AUDIT_ENTITY_TYPES = [
+  'site', 'category', 'product', 'bulk_job', 'settings', 'user', 'api_key', 'oauth_client', 'knowledge_entry',
+] as const;
+
 export const AuditEvent = Type.Object(
   {
     id: Type.String({ description: 'Stream id; pass as `before` for the next page' }),
@@ -161,13 +169,15 @@ export const AuditEvent = Type.Object(
     credential_id: Nullable(Type.String()),
     client_id: Nullable(Type.String()),
     audit_source: Type.String(),
+    details: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Only a bulk_job: site_id and item counts at acceptance' })),
   },
   { $id: 'AuditEvent' },
 );
 
 export const AuditQuery = Type.Object({
-  entity_type: Type.Optional(StringEnum(['knowledge_entry'] as const)),
+  entity_type: Type.Optional(StringEnum(AUDIT_ENTITY_TYPES)),
   entity_id: Type.Optional(Uuid()),
-  before: Type.Optional(Type.String({ pattern: '^\\d+-\\d+$', description: 'Only events older than this event id' })),
+  // A stream id Redis can hold (each part 1–15 digits, within 64 bits) with an event before it (not 0-0).
+  before: Type.Optional(Type.String({ pattern: '^(?!0+-0+$)\\d{1,15}-\\d{1,15}$', description: 'Only events older than this event id' })),
   limit: Type.Optional(Pagination.limit),
 });

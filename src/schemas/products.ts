@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DECIMAL_PATTERN } from '../domain/decimal.js';
-import { DateTime, Nullable, Pagination, StringEnum, Uuid } from './common.js';
+import { DateTime, MAX_INT, Nullable, Pagination, StringEnum, Uuid } from './common.js';
 import { Decimal, type DecimalOptions } from './decimal.js';
 
 /** A price or rating: a JSON number or a decimal string (spec pattern), or null. */
@@ -32,7 +32,7 @@ export const ProductCreate = Type.Object(
     product_url: OptionalNullableString(),
     availability: OptionalNullableString({ maxLength: 50 }),
     rating_average: Type.Optional(NullableDecimal({ minimum: 0, maximum: 5 })),
-    rating_count: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    rating_count: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT, default: 0 })),
     language: Type.String({ minLength: 2, maxLength: 5 }),
     parent_external_id: OptionalNullableString({ description: 'external_id of the parent product (for variants)' }),
     is_variant: Type.Optional(Type.Boolean({ default: false })),

@@ -37,27 +37,93 @@ export function validate<T>(schema: TSchema, input: unknown, root: string, sourc
 export function validationErrors(schema: TSchema, value: unknown, root: string, source: Source = 'json'): ErrorItem[] | null {
   // TypeBox measures strings in UTF-16 code units, Pydantic (and the walker) in characters: where a
   // string holds a character outside the BMP the two differ, and the walker's count decides.
-  if (checker(schema).Check(value) && !hasAstral(value)) return null;
+  const shape = scanShape(value, root);
+  if (shape.errors.length === 0 && checker(schema).Check(value) && !shape.astral) return null;
   const errors: ErrorItem[] = [];
   walk(schema, value, [root], source, errors, true);
-  if (errors.length === 0) {
+  if (errors.length === 0 && shape.errors.length === 0) {
     // The walker covers every construct our schemas use; this is a guard, not a path we expect.
-    const astral = hasAstral(value);
+    const astral = shape.astral;
     for (const e of checker(schema).Errors(value)) {
       if (astral && (e.type === ValueErrorType.StringMaxLength || e.type === ValueErrorType.StringMinLength)) continue;
       errors.push({ loc: [root, ...e.path.split('/').filter(Boolean)], msg: e.message, type: 'value_error' });
     }
   }
-  return errors.length === 0 ? null : errors;
+  // A value the scan refused (1e400, a lone surrogate) is reported once, by the scan.
+  const refused = new Set(shape.errors.map((e) => e.loc.join('\u0000')));
+  const all = [...errors.filter((e) => !refused.has(e.loc.join('\u0000'))), ...shape.errors];
+  return all.length === 0 ? null : all;
 }
 
-const SURROGATE = /[\uD800-\uDFFF]/;
+/** How deep a request value may nest: the body (or query) is level 1, each object or array inside it one more. */
+export const MAX_DEPTH = 32;
+/** Keys refused anywhere in a value: they could reach an object's prototype wherever a key is assigned or looked up. */
+export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** Whether any string in the value holds a character outside the BMP (a surrogate pair). */
-function hasAstral(value: unknown): boolean {
-  if (typeof value === 'string') return SURROGATE.test(value);
-  if (typeof value !== 'object' || value === null) return false;
-  return (Array.isArray(value) ? value : Object.values(value)).some(hasAstral);
+const SURROGATE = /[\uD800-\uDFFF]/;
+/** A surrogate that is not half of a pair (String#isWellFormed is newer than our TypeScript lib). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const UNICODE_MSG = 'Input should be a valid string, unable to parse raw data as a unicode string';
+
+interface Shape {
+  /** Some string holds a character outside the BMP (a surrogate pair). */
+  astral: boolean;
+  errors: ErrorItem[];
+}
+
+/**
+ * The rules no schema states, over the whole value, free-form objects included: nesting depth,
+ * well-formed UTF-16 in every string and key (a lone surrogate breaks encodeURIComponent and
+ * Redis), finite numbers, no reserved key. An explicit stack instead of recursion: a hostile body of a few KB can
+ * nest thousands of levels.
+ */
+function scanShape(value: unknown, root: string): Shape {
+  const shape: Shape = { astral: false, errors: [] };
+  const stack: Frame[] = [{ value, key: root, parent: null, depth: 1 }];
+  const fail = (frame: Frame, msg: string, type: string) => shape.errors.push({ loc: locOf(frame), msg, type });
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    if (frame.parent && typeof frame.key === 'string') {
+      if (LONE_SURROGATE.test(frame.key)) fail(frame, UNICODE_MSG, 'string_unicode');
+      else if (RESERVED_KEYS.has(frame.key)) fail(frame, `Value error, the key '${frame.key}' is reserved`, 'value_error');
+    }
+    const item = frame.value;
+    if (typeof item === 'string') {
+      if (LONE_SURROGATE.test(item)) fail(frame, UNICODE_MSG, 'string_unicode');
+      else if (!shape.astral && SURROGATE.test(item)) shape.astral = true;
+      continue;
+    }
+    // JSON.parse reads 1e400 as Infinity, which JSON.stringify would store as null.
+    if (typeof item === 'number' && !Number.isFinite(item)) fail(frame, 'Input should be a finite number', 'finite_number');
+    if (typeof item !== 'object' || item === null) continue;
+    if (frame.depth > MAX_DEPTH) {
+      fail(frame, `Value error, nesting deeper than ${MAX_DEPTH} levels`, 'value_error');
+      continue;
+    }
+    const depth = frame.depth + 1;
+    // Pushed last to first, so that errors come out in document order.
+    if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) stack.push({ value: item[i], key: i, parent: frame, depth });
+    } else {
+      const keys = Object.keys(item);
+      for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: (item as Record<string, unknown>)[keys[i]], key: keys[i], parent: frame, depth });
+    }
+  }
+  return shape;
+}
+
+/** A value met by scanShape; its loc is built only when it is reported. */
+interface Frame {
+  value: unknown;
+  key: string | number;
+  parent: Frame | null;
+  depth: number;
+}
+
+function locOf(frame: Frame): Loc {
+  const loc: Loc = [];
+  for (let f: Frame | null = frame; f; f = f.parent) loc.unshift(f.key);
+  return loc;
 }
 
 // ---- text sources: parse strings into the types the schema asks for --------------------------

@@ -86,6 +86,9 @@ export class TextIndex {
   private readonly dict = new SearchableMap<number>();
   private readonly termIds = new Map<string, number>();
   private readonly postings: Postings[] = [];
+  /** Each term id's term, and ids whose term left every document (reused, so churning vocabularies stay bounded). */
+  private readonly terms: string[] = [];
+  private readonly freeIds: number[] = [];
   /** Per document: its current generation (0 = none), its distinct term ids, for df bookkeeping. */
   private docGen = new Int32Array(1024);
   private docTerms: (Int32Array | null)[] = [];
@@ -104,10 +107,15 @@ export class TextIndex {
     return this.liveDocs;
   }
 
+  /** Distinct terms held by live documents. */
+  get vocabulary(): number {
+    return this.termIds.size;
+  }
+
   /** Indexes (or re-indexes) a document; fields are weighted (BM25F with per-field length norms). */
   set(doc: number, fields: FieldTerms[]): void {
     this.ensureDoc(doc);
-    this.remove(doc);
+    const previous = this.unlink(doc);
     const gen = (this.genCounter = (this.genCounter + 1) | 0) || (this.genCounter = 1);
     // Per term: the sum over fields of weight × tf / norm, added one occurrence at a time.
     const weights = new Map<number, number>();
@@ -131,11 +139,19 @@ export class TextIndex {
     this.docGen[doc] = gen;
     this.docTerms[doc] = ids;
     this.liveDocs++;
+    // Terms the old version held and the new one does not may now be in no document.
+    if (previous) this.dropDeadTerms(previous);
   }
 
   remove(doc: number): void {
+    const ids = this.unlink(doc);
+    if (ids) this.dropDeadTerms(ids);
+  }
+
+  /** Takes a document out of its terms' counts; its postings go stale. Returns the term ids it held. */
+  private unlink(doc: number): Int32Array | null {
     const ids = this.docTerms[doc];
-    if (!ids) return;
+    if (!ids) return null;
     for (const id of ids) {
       const list = this.postings[id];
       list.df--;
@@ -145,6 +161,20 @@ export class TextIndex {
     this.docTerms[doc] = null;
     this.docGen[doc] = 0;
     this.liveDocs--;
+    return ids;
+  }
+
+  /** Forgets terms no live document holds: their dictionary entries and postings are freed for reuse. */
+  private dropDeadTerms(ids: Int32Array): void {
+    for (const id of ids) {
+      if (this.postings[id].df !== 0) continue;
+      const term = this.terms[id];
+      if (this.termIds.get(term) !== id) continue; // already dropped (a term listed twice)
+      this.termIds.delete(term);
+      this.dict.delete(term);
+      this.postings[id] = new Postings();
+      this.freeIds.push(id);
+    }
   }
 
   /**
@@ -232,8 +262,8 @@ export class TextIndex {
   private termId(term: string): number {
     let id = this.termIds.get(term);
     if (id === undefined) {
-      id = this.postings.length;
-      this.postings.push(new Postings());
+      id = this.freeIds.pop() ?? this.postings.push(new Postings()) - 1;
+      this.terms[id] = term;
       this.termIds.set(term, id);
       this.dict.set(term, id);
     }

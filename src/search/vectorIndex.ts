@@ -75,8 +75,10 @@ export class VectorIndex {
     if (keys.length === 0) return;
     const matrix = new Float32Array(keys.length * this.dimension);
     fresh.forEach((v, i) => matrix.set(v, i * this.dimension));
-    // One vector: one thread (threads cost more than they give); a batch: every core.
-    this.graph.add(BigUint64Array.from(keys), matrix, keys.length === 1 ? 1 : 0);
+    // Always every core (0): usearch sizes its per-thread contexts when it grows, so an add with
+    // more threads than the last growth had fails with "Reserve capacity ahead of insertions!"
+    // (and casts into another thread's buffer). One vector still runs on this thread alone.
+    this.graph.add(BigUint64Array.from(keys), matrix, 0);
   }
 
   delete(doc: number): void {

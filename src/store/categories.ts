@@ -1,3 +1,4 @@
+import { auditArgs, auditKeys, type AuditActor } from './audit.js';
 import { listDocs } from './docs.js';
 import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
 import type { Store } from './redis.js';
@@ -22,33 +23,35 @@ const RESULTS: Record<number, CategoryWriteResult> = {
 export class CategoryRepository {
   constructor(private readonly redis: Store) {}
 
-  async create(category: StoredCategory): Promise<CategoryWriteResult> {
+  async create(category: StoredCategory, actor: AuditActor): Promise<CategoryWriteResult> {
     const t = category.tenant_id;
     const parent = category.parent_id;
     const result = await this.redis.createCategory(
       keys.category(t, category.id), keys.categories(t), keys.categoryParents(t),
-      keys.category(t, parent ?? category.id), keys.categoryChildren(t, parent), keys.changes(t),
+      keys.category(t, parent ?? category.id), keys.categoryChildren(t, parent), keys.changes(t), ...auditKeys(t, 'category', category.id),
       category.id, JSON.stringify(category), Date.parse(category.created_at), parent ?? '', CHANGE_STREAM_MAXLEN,
+      ...auditArgs(actor, { action: 'create', entityType: 'category', entityId: category.id }),
     );
     return RESULTS[result];
   }
 
-  async replace(previous: StoredCategory, expectedRaw: string, next: StoredCategory): Promise<CategoryWriteResult> {
+  async replace(previous: { doc: StoredCategory; raw: string }, next: StoredCategory, actor: AuditActor): Promise<CategoryWriteResult> {
     const t = next.tenant_id;
     const result = await this.redis.updateCategory(
-      keys.category(t, next.id), keys.categoryParents(t), keys.categoryChildren(t, previous.parent_id),
-      keys.categoryChildren(t, next.parent_id), keys.category(t, next.parent_id ?? next.id), keys.changes(t),
-      next.id, expectedRaw, JSON.stringify(next), next.parent_id ?? '', CHANGE_STREAM_MAXLEN,
+      keys.category(t, next.id), keys.categoryParents(t), keys.categoryChildren(t, previous.doc.parent_id),
+      keys.categoryChildren(t, next.parent_id), keys.category(t, next.parent_id ?? next.id), keys.changes(t), ...auditKeys(t, 'category', next.id),
+      next.id, previous.raw, JSON.stringify(next), next.parent_id ?? '', CHANGE_STREAM_MAXLEN,
+      ...auditArgs(actor, { action: 'update', entityType: 'category', entityId: next.id }),
     );
     return RESULTS[result];
   }
 
-  async delete(category: StoredCategory, expectedRaw: string): Promise<CategoryWriteResult> {
+  async delete(category: StoredCategory, expectedRaw: string, actor: AuditActor): Promise<CategoryWriteResult> {
     const t = category.tenant_id;
     const result = await this.redis.deleteCategory(
       keys.category(t, category.id), keys.categories(t), keys.categoryParents(t), keys.categoryChildren(t, category.id),
-      keys.categoryChildren(t, category.parent_id), keys.categoryEntries(t, category.id), keys.changes(t),
-      category.id, expectedRaw, CHANGE_STREAM_MAXLEN,
+      keys.categoryChildren(t, category.parent_id), keys.categoryEntries(t, category.id), keys.changes(t), ...auditKeys(t, 'category', category.id),
+      category.id, expectedRaw, CHANGE_STREAM_MAXLEN, ...auditArgs(actor, { action: 'delete', entityType: 'category', entityId: category.id }),
     );
     // The delete script reports children as -1 (create/update use -1 for a missing parent).
     return result === -1 ? 'has_children' : RESULTS[result];

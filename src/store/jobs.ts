@@ -1,5 +1,6 @@
 // Bulk ingest jobs: a status hash, the accepted items (a list of chunks, removed when done),
 // per-item results (first write wins, so retries never double-count) and counters.
+import { appendAudit, type AuditActor } from './audit.js';
 import { keys } from './keys.js';
 import type { Store } from './redis.js';
 
@@ -61,7 +62,12 @@ export interface JobRecord {
 export class JobRepository {
   constructor(private readonly redis: Store) {}
 
-  async create(tenantId: string, job: { id: string; siteId: string; source: string; total: number; rejected: ItemError[]; createdAt: string }, chunks: ItemChunk[]): Promise<void> {
+  /** Stores the job with its audit event, written by `actor`. */
+  async create(
+    tenantId: string,
+    job: { id: string; siteId: string; source: string; total: number; rejected: ItemError[]; createdAt: string },
+    { chunks, actor }: { chunks: ItemChunk[]; actor: AuditActor },
+  ): Promise<void> {
     const t = tenantId;
     const accepted = chunks.reduce((sum, c) => sum + c.lines.length, 0);
     const multi = this.redis.multi();
@@ -76,7 +82,8 @@ export class JobRepository {
     for (const key of [keys.job(t, job.id), keys.jobCounts(t, job.id), keys.jobErrors(t, job.id), keys.jobResults(t, job.id), keys.jobItems(t, job.id)]) {
       multi.expire(key, JOB_TTL_SECONDS);
     }
-    await multi.exec();
+    const details = { site_id: job.siteId, total: job.total, accepted, rejected: job.rejected.length };
+    await appendAudit(multi, t, actor, { action: 'create', entityType: 'bulk_job', entityId: job.id, details }).exec();
   }
 
   async get(tenantId: string, id: string): Promise<JobRecord | null> {

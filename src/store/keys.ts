@@ -97,9 +97,10 @@ export const keys = {
   /** The search projection version every document of the tenant carries (absent: not projected yet). */
   searchProjection: (t: string) => `${tenantPrefix(t)}:ft:projection`,
 
-  /** The tenant's audit log, and the recent events of one entity. */
+  /** The tenant's audit log, the events of one entity type, and the recent events of one entity (store/audit.ts). */
   audit: (t: string) => `${tenantPrefix(t)}:audit`,
-  auditOf: (t: string, entityType: string, id: string) => `${tenantPrefix(t)}:audit:${entityType}:${id}`,
+  auditOfType: (t: string, entityType: string) => `${tenantPrefix(t)}:audit:type:${entityType}`,
+  auditOf: (t: string, id: string) => `${tenantPrefix(t)}:audit:entity:${id}`,
 };
 
 /** Content-addressed embedding cache: model + text → vector (shared by tenants: same text, same vector). */

@@ -1,6 +1,7 @@
 // Knowledge entries in Redis: a hash per entry, list indexes per filter dimension, an expiry
-// index, and the audit log; pages for any filter combination come from one MULTI.
+// index, with an audit event per write (store/audit.ts); pages for any filter combination come from one MULTI.
 import { randomUUID } from 'node:crypto';
+import { auditArgs, auditKeys, type AuditActor } from './audit.js';
 import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
 import type { DocumentProjection } from './projection.js';
 import { readHashes, type Store } from './redis.js';
@@ -36,13 +37,6 @@ export interface EntryRecord {
   embeddingStatus: string;
   embeddingModel: string | null;
   thash: string;
-}
-
-export interface AuditActor {
-  userId: string | null;
-  credentialId: string | null;
-  clientId: string | null;
-  source: string;
 }
 
 export interface EntryTexts {
@@ -112,6 +106,8 @@ export interface EntryPageQuery {
   limit: number;
 }
 
+export type { AuditActor };
+
 export class EntryRepository {
   constructor(
     private readonly redis: Store,
@@ -137,13 +133,13 @@ export class EntryRepository {
     const expires = expiresAtMs(doc);
     const textFields = !previous || previous.thash !== thash ? ['texts', JSON.stringify(texts), 'thash', thash, 'estatus', embeddingStatus] : [];
     const allKeys = [
-      keys.entry(t, doc.id), keys.changes(t), keys.audit(t), keys.auditOf(t, 'knowledge_entry', doc.id),
+      keys.entry(t, doc.id), keys.changes(t), ...auditKeys(t, 'knowledge_entry', doc.id),
       keys.entriesExpiring(t), keys.category(t, doc.category_id), ...leave, ...join,
     ];
     const [code, version] = await this.redis.writeEntry(
       allKeys.length, ...allKeys,
-      doc.id, previous ? String(previous.version) : '', Date.parse(doc.created_at), leave.length, expires === null ? '' : expires,
-      previous ? 'update' : 'create', actor.userId ?? '', actor.credentialId ?? '', actor.clientId ?? '', actor.source, CHANGE_STREAM_MAXLEN,
+      doc.id, previous ? String(previous.version) : '', Date.parse(doc.created_at), leave.length, expires === null ? '' : expires, CHANGE_STREAM_MAXLEN,
+      ...auditArgs(actor, { action: previous ? 'update' : 'create', entityType: 'knowledge_entry', entityId: doc.id }),
       'doc', JSON.stringify(doc), ...textFields, ...(this.projection?.entry(doc) ?? []),
     );
     if (code === 1) return { kind: 'ok', version: version! };
@@ -153,12 +149,13 @@ export class EntryRepository {
   async delete(tenantId: string, record: EntryRecord, actor: AuditActor): Promise<'ok' | 'missing' | 'stale'> {
     const t = tenantId;
     const allKeys = [
-      keys.entry(t, record.doc.id), keys.changes(t), keys.audit(t), keys.auditOf(t, 'knowledge_entry', record.doc.id),
+      keys.entry(t, record.doc.id), keys.changes(t), ...auditKeys(t, 'knowledge_entry', record.doc.id),
       keys.entriesExpiring(t), ...indexKeys(t, record.doc),
     ];
     const result = await this.redis.deleteEntry(
       allKeys.length, ...allKeys,
-      record.doc.id, String(record.version), actor.userId ?? '', actor.credentialId ?? '', actor.clientId ?? '', actor.source, CHANGE_STREAM_MAXLEN,
+      record.doc.id, String(record.version), CHANGE_STREAM_MAXLEN,
+      ...auditArgs(actor, { action: 'delete', entityType: 'knowledge_entry', entityId: record.doc.id }),
     );
     return result === 1 ? 'ok' : result === 0 ? 'missing' : 'stale';
   }
@@ -182,17 +179,5 @@ export class EntryRepository {
       Date.now(), q.includeExpired ? '1' : '0', q.offset, q.limit, own && own !== base ? '1' : '0',
     );
     return { ids: ids as string[], total: total as number };
-  }
-
-  /** Audit events, newest first: of one entity, or of the tenant. */
-  async audit(tenantId: string, entity: { type: string; id: string } | null, before: string | null, limit: number) {
-    const key = entity ? keys.auditOf(tenantId, entity.type, entity.id) : keys.audit(tenantId);
-    const end = before ? `(${before}` : '+';
-    const raw = await this.redis.xrevrange(key, end, '-', 'COUNT', limit);
-    return raw.map(([id, fields]) => {
-      const f: Record<string, string> = {};
-      for (let i = 0; i < fields.length; i += 2) f[fields[i]] = fields[i + 1];
-      return { id, fields: f };
-    });
   }
 }

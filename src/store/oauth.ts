@@ -2,6 +2,7 @@
 // tokens are stored only under the SHA-256 of their value, each with its Redis TTL; every key
 // carries the tenant's hash tag, so the multi-key scripts stay atomic in one Cluster slot.
 import type { ClientRecord, GrantRecord, PendingAuthorization, TokenRecord } from '../domain/oauth.js';
+import { appendAudit, deleteAudited, type AuditActor } from './audit.js';
 import { listDocs, readDoc } from './docs.js';
 import { keys } from './keys.js';
 import type { Store } from './redis.js';
@@ -30,12 +31,12 @@ export class OAuthRepository {
 
   // ---- clients ----
 
-  async createClient(client: ClientRecord): Promise<void> {
-    await this.redis
+  async createClient(client: ClientRecord, actor: AuditActor): Promise<void> {
+    const multi = this.redis
       .multi()
       .set(keys.oauthClient(client.tenant_id, client.client_id), JSON.stringify(client))
-      .zadd(keys.oauthClients(client.tenant_id), client.client_id_issued_at * 1000, client.client_id)
-      .exec();
+      .zadd(keys.oauthClients(client.tenant_id), client.client_id_issued_at * 1000, client.client_id);
+    await appendAudit(multi, client.tenant_id, actor, { action: 'create', entityType: 'oauth_client', entityId: client.client_id }).exec();
   }
 
   getClient(tenantId: string, clientId: string): Promise<ClientRecord | null> {
@@ -50,13 +51,9 @@ export class OAuthRepository {
    * Deletes the client, then every grant it holds. The token scripts check that the client exists
    * in the same atomic step as they add a grant, so no grant can appear after the first step.
    */
-  async deleteClient(tenantId: string, clientId: string): Promise<boolean> {
-    const [[, deleted]] = (await this.redis
-      .multi()
-      .del(keys.oauthClient(tenantId, clientId))
-      .zrem(keys.oauthClients(tenantId), clientId)
-      .exec()) as [[Error | null, number], [Error | null, number]];
-    if (deleted !== 1) return false;
+  async deleteClient(tenantId: string, clientId: string, actor: AuditActor): Promise<boolean> {
+    const client = { key: keys.oauthClient(tenantId, clientId), index: keys.oauthClients(tenantId), tenantId };
+    if (!(await deleteAudited(this.redis, client, actor, { action: 'delete', entityType: 'oauth_client', entityId: clientId }))) return false;
     const grantsKey = keys.oauthClientGrants(tenantId, clientId);
     const grantIds = await this.redis.zrange(grantsKey, '0', '-1');
     for (let i = 0; i < grantIds.length; i += 500) {
@@ -105,6 +102,8 @@ export class OAuthRepository {
       keys.oauthAccessToken(tenantId, access.digest),
       keys.oauthRefreshToken(tenantId, refresh?.digest ?? 'none'),
       keys.oauthClientGrants(tenantId, grant.client_id),
+      // A code from before approving keys were recorded names none: it is refused (it lives a minute).
+      keys.apiKey(tenantId, grant.api_key_id ?? ''),
       grant.id,
       JSON.stringify(grant),
       JSON.stringify(access.record),
@@ -178,6 +177,25 @@ export class OAuthRepository {
 
   async deleteAccess(tenantId: string, digest: string): Promise<void> {
     await this.redis.del(keys.oauthAccessToken(tenantId, digest));
+  }
+
+  /**
+   * Revokes every grant approved with this API key, once the key itself is gone (the code exchange
+   * refuses a revoked key's codes in the same step as it adds a grant, so none can follow). Reads
+   * every live grant of the tenant's clients: revoking a key is a rare admin action.
+   */
+  async revokeGrantsApprovedBy(tenantId: string, apiKeyId: string): Promise<void> {
+    for (const clientId of await this.redis.zrange(keys.oauthClients(tenantId), '0', '-1')) {
+      const grantsKey = keys.oauthClientGrants(tenantId, clientId);
+      const grantIds = await this.redis.zrange(grantsKey, '0', '-1');
+      for (let i = 0; i < grantIds.length; i += 500) {
+        const batch = grantIds.slice(i, i + 500);
+        const docs = await this.redis.mget(...batch.map((id) => keys.oauthGrant(tenantId, id)));
+        const approved = batch.filter((_, j) => docs[j] !== null && (JSON.parse(docs[j]!) as GrantRecord).api_key_id === apiKeyId);
+        if (approved.length === 0) continue;
+        await this.redis.multi().del(...approved.map((id) => keys.oauthGrant(tenantId, id))).zrem(grantsKey, ...approved).exec();
+      }
+    }
   }
 
   /** Revokes a whole grant: every token issued under it stops working at once. */

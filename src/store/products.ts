@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { auditArgs, auditKeys, type AuditActor } from './audit.js';
 import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
 import type { DocumentProjection } from './projection.js';
 import type { Store } from './redis.js';
@@ -83,6 +84,8 @@ export interface ProductWrite {
   jobItem?: JobItem;
   /** Digest of the bulk item written (see ProductTouch); null for other writes, which clear it. */
   ih?: string | null;
+  /** Who made a single write: its audit event is written with it. Bulk items have none (their job is audited). */
+  audit?: AuditActor;
 }
 
 export interface JobItem {
@@ -106,10 +109,10 @@ export type TouchOutcome = 'touched' | 'differs' | 'done';
 const WRITE_BATCH = 100;
 
 /** Indexes of `items` grouped by `groupOf` (each group in item order). */
-function groupBy<T>(items: T[], groupOf: (item: T) => string): number[][] {
+function groupBy<T>(items: T[], groupOf: (item: T, index: number) => string): number[][] {
   const groups = new Map<string, number[]>();
   items.forEach((item, k) => {
-    const group = groupOf(item);
+    const group = groupOf(item, k);
     const list = groups.get(group);
     if (list) list.push(k);
     else groups.set(group, [k]);
@@ -240,21 +243,27 @@ export class ProductRepository {
     const t = tenantId;
     const pipeline = this.redis.pipeline();
     const order: number[] = [];
-    for (const group of groupBy(writes, (w) => `${w.doc.site_id} ${w.jobItem?.jobId ?? ''}`)) {
-      const { site_id: siteId } = writes[group[0]].doc;
-      const job = writes[group[0]].jobItem;
+    // An audited write is a call of its own, so that its event goes with it alone.
+    for (const group of groupBy(writes, (w, k) => `${w.doc.site_id} ${w.jobItem?.jobId ?? ''} ${w.audit ? k : ''}`)) {
+      const { site_id: siteId, id: firstId } = writes[group[0]].doc;
+      const { jobItem: job, audit, previous: firstPrevious } = writes[group[0]];
       for (let start = 0; start < group.length; start += WRITE_BATCH) {
         const table = new KeyTable([
           keys.changes(t), keys.translationGroups(t), keys.products(t), keys.siteProducts(t, siteId), keys.siteExternalIds(t, siteId),
           keys.productsSynced(t), keys.productsItemDigests(t),
           ...(job ? [keys.jobResults(t, job.jobId), keys.jobCounts(t, job.jobId)] : []),
         ]);
+        // New keys of the table: their positions follow one another, as lua/lib/audit.lua needs.
+        const auditRefs = audit ? auditKeys(t, 'product', firstId).map((key) => table.ref(key)) : [];
         // The position of each list index's key, worked out once per call.
         const languages = new Map<string, number>();
         const categories = new Map<string, number>();
         const language = (code: string) => memo(languages, code, () => table.ref(keys.productsByLanguage(t, code)));
         const category = (name: string | null) => (name === null ? 0 : memo(categories, name, () => table.ref(keys.productsByCategory(t, name))));
-        const args: (string | number)[] = [CHANGE_STREAM_MAXLEN, synced, job ? '1' : '0'];
+        const args: (string | number)[] = [
+          CHANGE_STREAM_MAXLEN, synced, job ? '1' : '0', auditRefs[0] ?? 0,
+          ...(audit ? auditArgs(audit, { action: firstPrevious ? 'update' : 'create', entityType: 'product', entityId: firstId }) : []),
+        ];
         for (const k of group.slice(start, start + WRITE_BATCH)) {
           const w = writes[k];
           const { doc, previous } = w;
@@ -328,13 +337,15 @@ export class ProductRepository {
     return outcomes;
   }
 
-  async delete(tenantId: string, doc: StoredProduct): Promise<boolean> {
+  /** actor null: no audit event of its own (a product purged with its deleted site). */
+  async delete(tenantId: string, doc: StoredProduct, actor: AuditActor | null): Promise<boolean> {
     const t = tenantId;
     const result = await this.redis.deleteProduct(
       keys.product(t, doc.id), keys.siteExternalIds(t, doc.site_id), keys.products(t), keys.siteProducts(t, doc.site_id),
       keys.productsByLanguage(t, doc.language), doc.category !== null ? keys.productsByCategory(t, doc.category) : keys.products(t),
-      keys.changes(t), keys.productsSynced(t), keys.productsItemDigests(t),
+      keys.changes(t), keys.productsSynced(t), keys.productsItemDigests(t), ...auditKeys(t, 'product', doc.id),
       doc.id, doc.external_id ?? '', doc.category !== null ? '1' : '0', CHANGE_STREAM_MAXLEN,
+      ...(actor ? ['1', ...auditArgs(actor, { action: 'delete', entityType: 'product', entityId: doc.id })] : ['0']),
     );
     return result === 1;
   }
@@ -347,7 +358,7 @@ export class ProductRepository {
       const ids = await this.redis.zrange(index, '0', String(batch - 1));
       if (ids.length === 0) break;
       const records = await this.getMany(tenantId, ids);
-      await Promise.all(records.map((r, i) => (r ? this.delete(tenantId, r.doc) : this.redis.zrem(index, ids[i]))));
+      await Promise.all(records.map((r, i) => (r ? this.delete(tenantId, r.doc, null) : this.redis.zrem(index, ids[i]))));
       purged += ids.length;
     }
     await this.redis.unlink(index, keys.siteExternalIds(tenantId, siteId));

@@ -4,6 +4,9 @@ import { Redis, type RedisOptions } from 'ioredis';
 
 const LUA_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
 
+/** A `--#include <name>` line takes the text of lua/lib/<name>.lua: Redis scripts cannot load shared code themselves. */
+const withIncludes = (lua: string) => lua.replace(/^--#include (\w+)$/gm, (_, name: string) => readFileSync(`${LUA_DIR}lib/${name}.lua`, 'utf8'));
+
 /**
  * The Lua scripts of store/lua, each named `<command>-<number of keys>.lua` and defined once by
  * name; a script named `<command>.lua` takes a varying number of keys, passed first on each call.
@@ -27,6 +30,8 @@ export interface ScriptCommands {
   projectDocuments(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
   readHashes(numberOfKeys: number, ...args: string[]): Promise<(string | null)[]>;
   readHashesBuffer(numberOfKeys: number, ...args: string[]): Promise<(Buffer | null)[]>;
+  appendAudit(...args: (string | number)[]): Promise<string>;
+  deleteAudited(...args: (string | number)[]): Promise<number>;
 }
 
 export type Store = Redis & ScriptCommands;
@@ -45,7 +50,7 @@ export function connectRedis(url: string, options: RedisOptions = {}, onError: (
   for (const file of readdirSync(LUA_DIR)) {
     const match = /^(\w+?)(?:-(\d+))?\.lua$/.exec(file);
     if (!match) continue;
-    const lua = readFileSync(LUA_DIR + file, 'utf8');
+    const lua = withIncludes(readFileSync(LUA_DIR + file, 'utf8'));
     redis.defineCommand(match[1], match[2] === undefined ? { lua } : { numberOfKeys: Number(match[2]), lua });
   }
   return redis as Store;

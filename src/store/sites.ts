@@ -1,3 +1,4 @@
+import { auditArgs, auditKeys, type AuditActor } from './audit.js';
 import { listDocs } from './docs.js';
 import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
 import type { Store } from './redis.js';
@@ -21,30 +22,33 @@ export type SiteWriteResult = 'ok' | 'missing' | 'slug_taken' | 'stale';
 export class SiteRepository {
   constructor(private readonly redis: Store) {}
 
-  async create(site: StoredSite, makeDefault: boolean): Promise<SiteWriteResult> {
+  async create(site: StoredSite, makeDefault: boolean, actor: AuditActor): Promise<SiteWriteResult> {
     const t = site.tenant_id;
     const result = await this.redis.createSite(
-      keys.site(t, site.id), keys.sites(t), keys.siteSlugs(t), keys.defaultSite(t), keys.changes(t),
+      keys.site(t, site.id), keys.sites(t), keys.siteSlugs(t), keys.defaultSite(t), keys.changes(t), ...auditKeys(t, 'site', site.id),
       site.id, site.slug, JSON.stringify(site), Date.parse(site.created_at), makeDefault ? '1' : '0', CHANGE_STREAM_MAXLEN,
+      ...auditArgs(actor, { action: 'create', entityType: 'site', entityId: site.id }),
     );
     return result === 1 ? 'ok' : 'slug_taken';
   }
 
   /** Compare-and-set against the raw document read before (see `getRaw`). */
-  async replace(site: StoredSite, expectedRaw: string, makeDefault: boolean): Promise<SiteWriteResult> {
+  async replace(site: StoredSite, expected: { raw: string; makeDefault: boolean }, actor: AuditActor): Promise<SiteWriteResult> {
     const t = site.tenant_id;
     const result = await this.redis.updateSite(
-      keys.site(t, site.id), keys.defaultSite(t), keys.changes(t),
-      site.id, expectedRaw, JSON.stringify(site), makeDefault ? '1' : '0', CHANGE_STREAM_MAXLEN,
+      keys.site(t, site.id), keys.defaultSite(t), keys.changes(t), ...auditKeys(t, 'site', site.id),
+      site.id, expected.raw, JSON.stringify(site), expected.makeDefault ? '1' : '0', CHANGE_STREAM_MAXLEN,
+      ...auditArgs(actor, { action: 'update', entityType: 'site', entityId: site.id }),
     );
     return result === 1 ? 'ok' : result === 0 ? 'missing' : 'stale';
   }
 
-  async delete(site: StoredSite): Promise<boolean> {
+  async delete(site: StoredSite, actor: AuditActor): Promise<boolean> {
     const t = site.tenant_id;
     const result = await this.redis.deleteSite(
       keys.site(t, site.id), keys.sites(t), keys.siteSlugs(t), keys.defaultSite(t), keys.changes(t), keys.sitesPurging(t),
-      site.id, site.slug, CHANGE_STREAM_MAXLEN,
+      ...auditKeys(t, 'site', site.id),
+      site.id, site.slug, CHANGE_STREAM_MAXLEN, ...auditArgs(actor, { action: 'delete', entityType: 'site', entityId: site.id }),
     );
     return result === 1;
   }

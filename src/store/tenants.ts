@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { ApiKeyRecord, Tenant, User } from '../domain/types.js';
+import { appendAudit, auditArgs, auditKeys, deleteAudited, type AuditActor } from './audit.js';
 import { listDocs, readDoc } from './docs.js';
 import { keys } from './keys.js';
 import type { Store } from './redis.js';
@@ -24,8 +25,10 @@ export class TenantRepository {
     return readDoc<Tenant>(this.redis, keys.tenant(id));
   }
 
-  async save(tenant: Tenant): Promise<void> {
-    await this.redis.set(keys.tenant(tenant.id), JSON.stringify(tenant));
+  /** Stores changed settings with their audit event (entity: the tenant). */
+  async saveSettings(tenant: Tenant, actor: AuditActor): Promise<void> {
+    const multi = this.redis.multi().set(keys.tenant(tenant.id), JSON.stringify(tenant));
+    await appendAudit(multi, tenant.id, actor, { action: 'update', entityType: 'settings', entityId: tenant.id }).exec();
   }
 
   async list(): Promise<Tenant[]> {
@@ -47,15 +50,12 @@ export class UserRepository {
   constructor(private readonly redis: Store) {}
 
   /** False when the e-mail address is taken in the tenant. */
-  async create(user: User): Promise<boolean> {
+  async create(user: User, actor: AuditActor): Promise<boolean> {
+    const t = user.tenant_id;
     const result = await this.redis.createUser(
-      keys.user(user.tenant_id, user.id),
-      keys.users(user.tenant_id),
-      keys.userEmails(user.tenant_id),
-      user.id,
-      user.email.toLowerCase(),
-      JSON.stringify(user),
-      Date.parse(user.created_at),
+      keys.user(t, user.id), keys.users(t), keys.userEmails(t), ...auditKeys(t, 'user', user.id),
+      user.id, user.email.toLowerCase(), JSON.stringify(user), Date.parse(user.created_at),
+      ...auditArgs(actor, { action: 'create', entityType: 'user', entityId: user.id }),
     );
     return result === 1;
   }
@@ -76,12 +76,12 @@ export class UserRepository {
 export class ApiKeyRepository {
   constructor(private readonly redis: Store) {}
 
-  async create(key: ApiKeyRecord): Promise<void> {
-    await this.redis
+  async create(key: ApiKeyRecord, actor: AuditActor): Promise<void> {
+    const multi = this.redis
       .multi()
       .set(keys.apiKey(key.tenant_id, key.id), JSON.stringify(key))
-      .zadd(keys.apiKeys(key.tenant_id), Date.parse(key.created_at), key.id)
-      .exec();
+      .zadd(keys.apiKeys(key.tenant_id), Date.parse(key.created_at), key.id);
+    await appendAudit(multi, key.tenant_id, actor, { action: 'create', entityType: 'api_key', entityId: key.id }).exec();
   }
 
   get(tenantId: string, id: string): Promise<ApiKeyRecord | null> {
@@ -103,13 +103,10 @@ export class ApiKeyRepository {
     await this.redis.set(key, JSON.stringify(record), 'XX');
   }
 
-  async revoke(tenantId: string, id: string): Promise<boolean> {
-    const [[, deleted]] = (await this.redis
-      .multi()
-      .del(keys.apiKey(tenantId, id))
-      .zrem(keys.apiKeys(tenantId), id)
-      .exec()) as [[Error | null, number], [Error | null, number]];
-    return deleted === 1;
+  revoke(tenantId: string, id: string, actor: AuditActor): Promise<boolean> {
+    return deleteAudited(this.redis, { key: keys.apiKey(tenantId, id), index: keys.apiKeys(tenantId), tenantId }, actor, {
+      action: 'delete', entityType: 'api_key', entityId: id,
+    });
   }
 
   /** Takes one request token of the credential's bucket; 0 or the milliseconds to wait. */

@@ -8,7 +8,7 @@ import { startServer, type RunningServer, type Services } from '../../src/app.js
 import { loadConfig, type Config } from '../../src/config.js';
 import { SCOPES } from '../../src/domain/scopes.js';
 import type { Tenant, User } from '../../src/domain/types.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger, type Logger } from '../../src/log.js';
 import { startEmbeddedRedis, type EmbeddedRedis } from '../../src/store/embeddedRedis.js';
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 
@@ -78,13 +78,15 @@ export interface StackOptions {
   workers?: boolean;
   /** A Redis server to share (fresh tenants only) instead of a private one. */
   redisUrl?: string;
+  /** The server's and workers' logger (e.g. one that keeps error logs for the test to read); default: LOG_LEVEL, stdout. */
+  log?: Logger;
 }
 
 export async function startStack(env: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'kcs-test-'));
   const redis = await stackRedis(dir, options.redisUrl);
   const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', KCS_DATA_DIR: dir, KCS_SHUTDOWN_GRACE_MS: '2000', ...runEnv(), ...env });
-  const log = createLogger(config.logLevel, 'kcs-test');
+  const log = options.log ?? createLogger(config.logLevel, 'kcs-test');
   const server: RunningServer = await startServer(config, redis.url, log);
   const workers: RunningWorkers | null = options.workers === false ? null : await startWorkers(config, redis.url, log);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });

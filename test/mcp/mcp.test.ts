@@ -248,7 +248,8 @@ describe('MCP scopes and credentials', () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await acme.request(method, '/mcp');
       assert.equal(res.status, 405, method);
-      assert.equal(res.headers.allow, 'POST');
+      // OPTIONS answers the CORS preflight of browser-based clients.
+      assert.equal(res.headers.allow, 'POST, OPTIONS');
     }
   });
 });

@@ -1,12 +1,14 @@
 -- Create or replace a batch of products of one site (and at most one bulk job). Each product is
 -- one step of its own: its fields, its external_id and translation-group claims, its list indexes
 -- and its job result. The batch adds one change entry naming every product written, and adds to
--- each list index and job counter once.
+-- each list index and job counter once. A single write (never a bulk one) adds its audit event.
 -- KEYS: 1 change stream, 2 tenant translation-group hash, 3 tenant zset, 4 site zset,
 --       5 site external_id hash, 6 synced hash, 7 item digest hash, 8 job results hash,
 --       9 job counts hash (8 and 9 only with a job), then product hashes and language/category
 --       zsets, referred to by position from ARGV
--- ARGV: 1 stream maxlen, 2 synced-at, 3 job ('1' | '0'), then 17 values per product:
+-- ARGV: 1 stream maxlen, 2 synced-at, 3 job ('1' | '0'), 4 position of the three audit stream keys
+--   ('0' = no audit event; else the call writes one product and 5.. hold its event, store/audit.ts),
+--   then 17 values per product:
 --   +0 product hash, +1 id, +2 expected rev ('' = create), +3 new external_id ('' = none),
 --   +4 old external_id ('' = none), +5 translation group to claim ('' = none), +6 created score (ms),
 --   +7 language zset to add to ('0' = none), +8 category zset to add to ('0' = none),
@@ -17,6 +19,7 @@
 --   an empty value removes the field)
 -- Returns per product two values: 1, new rev (written); -1, owner id (external_id taken by another
 -- product); -2, '' (changed meanwhile, or exists on create); -3, group (translation group differs).
+--#include audit
 local STRIDE = 18
 local synced, withJob = ARGV[2], ARGV[3] == '1'
 local out, ids, revs = {}, {}, {}
@@ -30,7 +33,9 @@ local function add(ref, score, id)
   list[#list + 1] = id
 end
 
-local a = 4
+local auditAt = tonumber(ARGV[4])
+local a = 5
+if auditAt > 0 then a = 9 + 2 * tonumber(ARGV[8]) end
 while a <= #ARGV do
   local pk, id, expected = KEYS[tonumber(ARGV[a])], ARGV[a + 1], ARGV[a + 2]
   local newExt, oldExt, group = ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
@@ -106,5 +111,6 @@ if #digests > 0 then redis.call('HSET', KEYS[7], unpack(digests)) end
 if #undigested > 0 then redis.call('HDEL', KEYS[7], unpack(undigested)) end
 if #ids > 0 then
   redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'op', 'upsert', 'kind', 'product', 'ids', table.concat(ids, ','), 'revs', table.concat(revs, ','))
+  if auditAt > 0 then appendAudit(auditAt, 5, revs[1]) end
 end
 return out

@@ -1,8 +1,10 @@
--- Replace a category if unchanged since read; moving it checks the new parent and refuses cycles.
--- KEYS: category doc, parent hash, old parent's children set, new parent's children set,
---       new parent doc, change stream
--- ARGV: id, expected json, new json, new parent id ('' for top level), stream maxlen
+-- Replace a category if unchanged since read (with its audit event); moving it checks the new parent and refuses cycles.
+-- KEYS: 1 category doc, 2 parent hash, 3 old parent's children set, 4 new parent's children set,
+--       5 new parent doc, 6 change stream, 7-9 audit streams
+-- ARGV: 1 id, 2 expected json, 3 new json, 4 new parent id ('' for top level), 5 stream maxlen,
+--       6.. the audit event (store/audit.ts)
 -- Returns 1 updated, 0 missing, -1 parent missing, -2 changed meanwhile, -3 cycle.
+--#include audit
 local current = redis.call('GET', KEYS[1])
 if not current then return 0 end
 if current ~= ARGV[2] then return -2 end
@@ -23,4 +25,5 @@ redis.call('HSET', KEYS[2], ARGV[1], parent)
 redis.call('SREM', KEYS[3], ARGV[1])
 redis.call('SADD', KEYS[4], ARGV[1])
 redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[5], '*', 'op', 'upsert', 'kind', 'category', 'id', ARGV[1])
+appendAudit(7, 6, nil)
 return 1

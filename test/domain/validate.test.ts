@@ -1,0 +1,51 @@
+// The shared validator's whole-value scan (issue 13): depth, lone surrogates, reserved keys and
+// non-finite numbers, without recursion, whatever the schema says about the value.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Type } from '@sinclair/typebox';
+import { MAX_DEPTH, validate, validationErrors } from '../../src/schemas/validate.js';
+
+const Free = Type.Object({ data: Type.Optional(Type.Record(Type.String(), Type.Unknown())), name: Type.Optional(Type.String({ maxLength: 3 })) });
+
+/** `levels` arrays nested inside each other, built without recursion. */
+function nested(levels: number): unknown[] {
+  const root: unknown[] = [];
+  let inner = root;
+  for (let i = 1; i < levels; i++) {
+    const next: unknown[] = [];
+    inner.push(next);
+    inner = next;
+  }
+  return root;
+}
+
+test('a million levels of nesting are one error at the first level too deep, not a stack overflow', () => {
+  const errors = validationErrors(Free, { data: { x: nested(1_000_000) } }, 'body');
+  const loc = ['body', 'data', 'x', ...Array<number>(MAX_DEPTH - 2).fill(0)];
+  assert.deepEqual(errors, [{ loc, msg: `Value error, nesting deeper than ${MAX_DEPTH} levels`, type: 'value_error' }]);
+});
+
+test('exactly the maximum depth is valid', () => {
+  assert.equal(validationErrors(Free, { data: { x: nested(MAX_DEPTH - 2) } }, 'body'), null);
+});
+
+test('errors come in document order; a value refused by the scan is not reported twice', () => {
+  const value = JSON.parse('{"name":"\\udfffabcd","data":{"prototype":1,"k\\ud800":[1e400]}}');
+  assert.deepEqual(validationErrors(Free, value, 'body'), [
+    { loc: ['body', 'name'], msg: 'Input should be a valid string, unable to parse raw data as a unicode string', type: 'string_unicode' },
+    { loc: ['body', 'data', 'prototype'], msg: "Value error, the key 'prototype' is reserved", type: 'value_error' },
+    { loc: ['body', 'data', 'k\ud800'], msg: 'Input should be a valid string, unable to parse raw data as a unicode string', type: 'string_unicode' },
+    { loc: ['body', 'data', 'k\ud800', 0], msg: 'Input should be a finite number', type: 'finite_number' },
+  ]);
+});
+
+test('a JSON __proto__ key is refused and never becomes a prototype', () => {
+  const value = JSON.parse('{"data":{"__proto__":{"polluted":true}}}');
+  const result = validate(Free, value, 'body');
+  assert.equal(result.ok, false);
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+test('surrogate pairs are characters: counted once, accepted', () => {
+  assert.deepEqual(validate(Free, { name: '😀😀😀', data: { '😀': '😀' } }, 'body'), { ok: true, value: { name: '😀😀😀', data: { '😀': '😀' } } });
+});
