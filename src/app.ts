@@ -37,7 +37,7 @@ import { HttpServer } from './http/server.js';
 import type { Logger } from './log.js';
 import { EmbedQueue, noEmbedding, noEntryEmbedding } from './queue/embed.js';
 import { IngestQueue } from './queue/ingest.js';
-import { queueConnection } from './queue/connection.js';
+import { producerConnection } from './queue/connection.js';
 import { MaintenanceQueue } from './queue/maintenance.js';
 import { CategoryRepository } from './store/categories.js';
 import { connectRedis, type Store } from './store/redis.js';
@@ -107,7 +107,7 @@ export interface Queues {
 
 /** The queues of one process on one connection; `close` closes them and the connection. */
 export function openQueues(redisUrl: string, config: Config): Queues & { close(): Promise<void> } {
-  const connection = queueConnection(redisUrl);
+  const connection = producerConnection(redisUrl);
   const queues = {
     maintenance: new MaintenanceQueue(connection),
     embed: config.embedding.provider === 'none' ? null : new EmbedQueue(connection),

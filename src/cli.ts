@@ -50,7 +50,9 @@ async function redisFor(config: Config, log: Logger, start: boolean): Promise<{ 
     if (url) return { url, embedded: null };
     throw new Error(`REDIS_URL is not set and no embedded redis-server runs on ${config.dataDir}; run \`npm start\` or set REDIS_URL`);
   }
-  const embedded = await startEmbeddedRedis(config.dataDir);
+  const embedded = await startEmbeddedRedis(config.dataDir, {
+    onExit: (exit) => log.error(exit, 'embedded redis-server exited; starting it again'),
+  });
   log.info({ url: embedded.url, dir: `${config.dataDir}/redis` }, 'embedded redis-server started');
   return { url: embedded.url, embedded };
 }
@@ -79,7 +81,13 @@ async function serve(config: Config, withWorker: boolean): Promise<void> {
 
   const redis = await redisFor(config, log, true);
   embedded = redis.embedded;
-  server = await startServer(config, redis.url, log);
+  try {
+    server = await startServer(config, redis.url, log);
+  } catch (error) {
+    // Nothing else stops the embedded server on a failed start (a port in use): it would outlive us.
+    await embedded?.stop();
+    throw error;
+  }
   if (withWorker) {
     // Workers run in their own processes so that CPU-bound jobs never stall HTTP; embedding (the
     // model blocks its event loop for seconds per batch) apart from ingest, so bulk writes go on.

@@ -1,9 +1,9 @@
 // BullMQ entry point of the `embed` queue: vectors for each text of a product or knowledge entry,
 // batched across jobs, served from the content-addressed cache where the same text was embedded before.
-import { Worker, type Job } from 'bullmq';
+import { WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { productTexts as textsOf } from '../src/domain/products.js';
-import { MicroBatcher } from '../src/embed/batcher.js';
+import { BatcherClosedError, MicroBatcher } from '../src/embed/batcher.js';
 import type { Embedder } from '../src/embed/embedder.js';
 import type { Logger } from '../src/log.js';
 import { EMBED_ATTEMPTS, EMBED_QUEUE, type EmbedJob } from '../src/queue/embed.js';
@@ -27,7 +27,7 @@ export function embedWorker(
     return inputs && { texts: { ...textsOf(inputs.doc, inputs.sources) }, thash: inputs.thash };
   };
 
-  const process = async (job: Job<EmbedJob>): Promise<string> => {
+  const process = async (job: Job<EmbedJob>, token?: string): Promise<string> => {
     const { tenantId, thash, ingestJobId } = job.data;
     const target = { kind: job.data.kind ?? 'product', id: job.data.id } as const;
     const names = VECTOR_NAMES[target.kind];
@@ -38,7 +38,12 @@ export function embedWorker(
       const texts = names.flatMap((name) => (current.texts[name] ? [{ name: name as string, text: current.texts[name]! }] : []));
       const cached = await vectors.cached(embedder.modelId, texts.map((t) => t.text));
       const misses = texts.filter((_, i) => !cached[i]);
-      const computed = await batcher.embed(misses.map((m) => m.text));
+      const computed = await batcher.embed(misses.map((m) => m.text)).catch(async (error: unknown) => {
+        if (!(error instanceof BatcherClosedError)) throw error;
+        // The worker stops: the job goes back to the queue as it was, no attempt spent.
+        await job.moveToWait(token);
+        throw new WaitingError();
+      });
       await vectors.cache(embedder.modelId, misses.map((m, i) => ({ text: m.text, vector: computed[i] })));
       const byName: Record<string, Float32Array | null> = Object.fromEntries(names.map((n) => [n, null]));
       texts.forEach((t, i) => (byName[t.name] = cached[i] ?? computed[misses.indexOf(t)]));
@@ -49,6 +54,8 @@ export function embedWorker(
   };
 
   const worker = new Worker<EmbedJob>(EMBED_QUEUE, process, { connection, prefix: QUEUE_PREFIX, concurrency: batchSize });
+  // A stop waits for the model call under way, not for every job behind it (the backlog stays queued).
+  worker.on('closing', () => batcher.close());
   worker.on('failed', (job, error) => {
     if (!job) return;
     log.warn({ job: job.id, attempt: job.attemptsMade, err: error.message }, 'embedding failed');

@@ -10,6 +10,21 @@ import type { Principal, Tenant } from '../domain/types.js';
 
 const tags = ['mcp'];
 
+/** The request headers the transport reads (the credential reaches it as authInfo). */
+const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
+/** A fetch Request takes only header values of bytes (code points up to U+00FF). */
+const BYTE_STRING = /^[\x00-\xff]*$/;
+
+/**
+ * Only what the transport needs, and only values a Request can carry: any other header (a
+ * cookie, an X-Audit-Source of any characters) would make `new Request` throw.
+ */
+function transportHeaders(headers: Record<string, string>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of TRANSPORT_HEADERS) if (headers[name] !== undefined && BYTE_STRING.test(headers[name])) kept[name] = headers[name];
+  return kept;
+}
+
 export function mcpRoutes(deps: McpDeps, scheme: string): Route[] {
   return [
     defineRoute({
@@ -35,7 +50,7 @@ async function handle(deps: McpDeps, scheme: string, tenant: Tenant, principal: 
   try {
     const request = new Request(`${scheme}://${req.headers.host}${req.path}`, {
       method: req.method,
-      headers: req.headers,
+      headers: transportHeaders(req.headers),
       body: new Uint8Array(req.body),
     });
     const token = /^Bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')?.[1] ?? '';

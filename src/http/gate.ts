@@ -5,13 +5,13 @@
 // owns the client connections, answers or refuses every request itself, and hands the app only
 // well-formed HTTP/1.1 requests, one at a time per connection (gateConnection.ts).
 import net from 'node:net';
-import { GateConnection } from './gateConnection.js';
+import { GateConnection, type GateRoute } from './gateConnection.js';
 
 export interface GateOptions {
   /** The app's private port on 127.0.0.1. */
   upstreamPort: number;
-  /** The body limit of the route a request goes to. */
-  bodyLimit: (method: string, path: string) => number;
+  /** The route a request goes to: the app with its body limit, or an answer of the gate's own. */
+  route: (method: string, path: string) => GateRoute;
   onRejected: (status: number, detail: string, remoteAddress: string) => void;
 }
 
@@ -67,7 +67,7 @@ export class Gate {
     const connection = new GateConnection({
       client,
       upstreamPort: this.options.upstreamPort,
-      bodyLimit: this.options.bodyLimit,
+      route: this.options.route,
       onRejected: this.options.onRejected,
       onClosed: (closed) => {
         this.connections.delete(closed);

@@ -8,6 +8,12 @@ import { ChunkedBody } from './chunkedBody.js';
 import { isHeadError, MAX_HEAD_BYTES, parseRequestHead, type RequestHead } from './requestHead.js';
 import { readResponseHead, type ResponseFraming } from './responseHead.js';
 
+/** What the gate must know of a request's route before the app sees it. */
+export type GateRoute =
+  | { kind: 'app'; bodyLimit: number }
+  /** Answered by the gate for the app (a method uWS drops without an answer): 404, or 405 with Allow. */
+  | { kind: 'answer'; status: number; detail: string; headers: Record<string, string> };
+
 /** A connection ready for its next request must deliver that request's head within this time. */
 const HEAD_TIMEOUT_MS = 5_000;
 /** A request body that stalls this long is abandoned (408). */
@@ -28,7 +34,7 @@ type Phase = 'head' | 'body' | 'chunked' | 'sent' | 'lingering' | 'closed';
 export interface GateConnectionOptions {
   client: net.Socket;
   upstreamPort: number;
-  bodyLimit: (method: string, path: string) => number;
+  route: (method: string, path: string) => GateRoute;
   /** Told about every request the gate answers itself. */
   onRejected: (status: number, detail: string, remoteAddress: string) => void;
   onClosed: (connection: GateConnection) => void;
@@ -36,6 +42,7 @@ export interface GateConnectionOptions {
 
 interface Exchange {
   head: RequestHead;
+  bodyLimit: number;
   closeAfter: boolean;
   response: ResponseFraming | null;
   /** Body bytes of the response still to relay; -1 until the upstream closes. */
@@ -55,6 +62,8 @@ export class GateConnection {
   private upstreamHead: Buffer = EMPTY;
   private exchange: Exchange | null = null;
   private shuttingDown = false;
+  /** The method of the request being read or answered: an error answer to HEAD has no body. */
+  private method = '';
   private clientDrainPending = false;
   private upstreamDrainPending = false;
   private readonly client: net.Socket;
@@ -162,15 +171,22 @@ export class GateConnection {
       this.reject(431, 'Request header fields too large');
       return false;
     }
-    const head = parseRequestHead(this.inbox.toString('latin1', 0, end), this.remoteAddress);
+    const text = this.inbox.toString('latin1', 0, end);
+    this.method = text.slice(0, text.indexOf(' '));
+    const head = parseRequestHead(text, this.remoteAddress);
     this.inbox = this.inbox.subarray(end + 4);
     this.scanFrom = 0;
     if (isHeadError(head)) {
       this.reject(head.status, head.detail);
       return false;
     }
-    this.exchange = { head, closeAfter: !head.keepAlive || this.shuttingDown, response: null, responseRemaining: 0, responseDone: false };
-    const limit = this.options.bodyLimit(head.method, head.path);
+    const route = this.options.route(head.method, head.path);
+    if (route.kind === 'answer') {
+      this.reject(route.status, route.detail, route.headers);
+      return false;
+    }
+    const limit = route.bodyLimit;
+    this.exchange = { head, bodyLimit: limit, closeAfter: !head.keepAlive || this.shuttingDown, response: null, responseRemaining: 0, responseDone: false };
     if (head.contentLength !== undefined && head.contentLength > limit) {
       this.reject(413, this.tooLargeDetail());
       return false;
@@ -202,8 +218,7 @@ export class GateConnection {
   }
 
   private tooLargeDetail(): string {
-    const head = this.exchange!.head;
-    return `Request body is larger than ${this.options.bodyLimit(head.method, head.path)} bytes`;
+    return `Request body is larger than ${this.exchange!.bodyLimit} bytes`;
   }
 
   private requestSent(): void {
@@ -311,6 +326,7 @@ export class GateConnection {
     this.exchange = null;
     if (closeAfter) return this.closeQuietly();
     this.phase = 'head';
+    this.method = '';
     this.deadline = Date.now() + HEAD_TIMEOUT_MS;
     if (this.client.isPaused()) this.client.resume();
     this.pump();
@@ -331,14 +347,16 @@ export class GateConnection {
   }
 
   /** Answers with an error and closes: the client's remaining bytes are read and dropped first. */
-  private reject(status: number, detail: string): void {
+  private reject(status: number, detail: string, headers: Record<string, string> = {}): void {
     if (this.phase === 'lingering' || this.phase === 'closed') return;
     this.options.onRejected(status, detail, this.remoteAddress);
     if (this.exchange?.response) return void this.client.destroy();
     const body = JSON.stringify({ detail });
+    const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    // A response to HEAD has no content (RFC 9110 §9.3.2), only the length the GET answer would have.
     this.client.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nX-Request-Id: ${randomUUID()}\r\nContent-Type: application/json\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nX-Request-Id: ${randomUUID()}\r\n${extra}Content-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${this.method === 'HEAD' ? '' : body}`,
     );
     this.linger();
   }

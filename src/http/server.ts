@@ -8,11 +8,11 @@ import { ConflictError, ForbiddenError, InvalidError, NotFoundError, Preconditio
 import { isUnavailable } from '../store/redis.js';
 import { CORS_HEADERS } from './cors.js';
 import { HttpError } from './errors.js';
-import { Gate } from './gate.js';
+import { GateThread } from './gateThread.js';
 import type { HttpMetrics } from './metrics.js';
 import { JSON_BODY_LIMIT, type IncomingRequest, type Reply, type Route } from './route.js';
 import { CLIENT_ADDRESS_HEADER } from './requestHead.js';
-import { Router } from './router.js';
+import { Router, type Match } from './router.js';
 
 /** Runs one matched request to its reply (tenant, auth, validation, handler: see app.ts). */
 export type Dispatch = (route: Route, params: Record<string, string>, req: IncomingRequest) => Promise<Reply>;
@@ -25,19 +25,15 @@ export class HttpServer {
   private readonly app = uWS.App();
   private readonly router = new Router<Route>();
   private listenSocket: uWS.us_listen_socket | null = null;
-  private gate: Gate | null = null;
-  private maxBodyBytes = JSON_BODY_LIMIT;
+  private gate: GateThread | null = null;
 
   constructor(
-    routes: Route[],
+    private readonly routes: Route[],
     private readonly dispatch: Dispatch,
     private readonly log: Logger,
     private readonly metrics: HttpMetrics,
   ) {
-    for (const route of routes) {
-      this.router.add(route.method, route.path, route);
-      this.maxBodyBytes = Math.max(this.maxBodyBytes, route.maxBodyBytes ?? JSON_BODY_LIMIT);
-    }
+    for (const route of routes) this.router.add(route.method, route.path, route);
     this.app.any('/*', (res, req) => this.onRequest(res, req));
   }
 
@@ -50,21 +46,18 @@ export class HttpServer {
         resolve(uWS.us_socket_local_port(socket as unknown as uWS.us_socket));
       });
     });
-    const gate = new Gate({
-      upstreamPort,
-      bodyLimit: (method, path) => {
-        const match = this.router.match(method, path);
-        return match.kind === 'found' ? (match.route.maxBodyBytes ?? JSON_BODY_LIMIT) : JSON_BODY_LIMIT;
-      },
+    const gate = new GateThread({
+      host, port, upstreamPort, defaultBodyLimit: JSON_BODY_LIMIT,
+      routes: this.routes.map((r) => ({ method: r.method, path: r.path, bodyLimit: r.maxBodyBytes ?? JSON_BODY_LIMIT })),
       onRejected: (status, detail, remoteAddress) => {
         this.metrics.observe('-', 'gate', status, 0);
         this.log.info({ status, detail, remoteAddress }, 'request refused at the gate');
       },
+      onCrashed: (error) => this.log.error({ err: error }, 'the HTTP gate thread died; starting it again'),
     });
+    this.gate = gate;
     try {
-      const publicPort = await gate.listen(host, port);
-      this.gate = gate;
-      return publicPort;
+      return await gate.listen();
     } catch (error) {
       await this.close(0);
       throw new Error(`cannot listen on ${host}:${port} (${(error as Error).message})`);
@@ -133,10 +126,7 @@ export class HttpServer {
       state.done = true;
     };
 
-    if (match.kind === 'not_found') return send(errorReply(new HttpError(404, 'Not Found')));
-    if (match.kind === 'method_not_allowed') {
-      return send(errorReply(new HttpError(405, 'Method Not Allowed', { Allow: match.allow.join(', ') })));
-    }
+    if (match.kind !== 'found') return send(errorReply(unroutable(match)));
 
     const limit = match.route.maxBodyBytes ?? JSON_BODY_LIMIT;
     const run = (body: Buffer) => {
@@ -179,6 +169,11 @@ export class HttpServer {
       if (isLast) done(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, declared ?? size));
     });
   }
+}
+
+/** 404 for a path no route has, 405 (with Allow) for a method the path lacks. */
+function unroutable(match: Exclude<Match<Route>, { kind: 'found' }>): HttpError {
+  return match.kind === 'not_found' ? new HttpError(404, 'Not Found') : new HttpError(405, 'Method Not Allowed', { Allow: match.allow.join(', ') });
 }
 
 function tooLarge(limit: number): Reply {

@@ -5,13 +5,26 @@ import { Redis } from 'ioredis';
 /** One hash tag for all queue keys, so BullMQ's multi-key scripts also work on a Redis Cluster. */
 export const QUEUE_PREFIX = '{kcs:q}';
 
-/** BullMQ connections must not give up on a command (its blocking reads rely on it). */
+/** BullMQ workers' connections must not give up on a command (their blocking reads rely on it). */
 export function queueConnection(redisUrl: string): Redis {
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null, connectionName: 'kcs-queue' });
   connection.on('error', () => undefined); // reconnects by itself; the app's own client reports outages
   return connection;
 }
 
+/**
+ * The connection that adds jobs: like the app's client (store/redis.ts) it fails at once while
+ * Redis is unreachable, so a request that schedules work answers 503 instead of waiting for Redis.
+ */
+export function producerConnection(redisUrl: string): Redis {
+  const connection = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectionName: 'kcs-producer' });
+  connection.on('error', () => undefined);
+  return connection;
+}
+
 export function newQueue<T>(name: string, connection: Redis, defaultJobOptions: DefaultJobOptions): Queue<T> {
-  return new Queue<T>(name, { connection, prefix: QUEUE_PREFIX, defaultJobOptions });
+  const queue = new Queue<T>(name, { connection, prefix: QUEUE_PREFIX, defaultJobOptions });
+  // Without a listener BullMQ prints each connection error to stderr; a failed add reaches its caller.
+  queue.on('error', () => undefined);
+  return queue;
 }

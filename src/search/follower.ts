@@ -76,6 +76,8 @@ export class ChangeFollower {
       onProgress?.(progress);
     }
     this.tailer = this.redis.duplicate() as Store;
+    // Connected before its first read: like the app's client it refuses commands until ready.
+    await this.tailer.connect();
     this.tailing = this.tail();
   }
 

@@ -39,7 +39,19 @@ export function redisServerAvailable(): boolean {
   return !spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).error;
 }
 
-export async function startEmbeddedRedis(dataDir: string, options: { persist?: boolean } = {}): Promise<EmbeddedRedis> {
+export interface EmbeddedRedisOptions {
+  /** Append-only persistence under <dataDir>/redis (default true). */
+  persist?: boolean;
+  /** Told when the server exited unasked; it is started again on the same port and data. */
+  onExit?: (event: { code: number | null; signal: NodeJS.Signals | null; restartInMs: number }) => void;
+}
+
+/** A server that died is started again after this delay, doubled (up to the maximum) while it keeps dying young. */
+const RESTART_DELAY_MS = 500;
+const MAX_RESTART_DELAY_MS = 30_000;
+const STABLE_AFTER_MS = 10_000;
+
+export async function startEmbeddedRedis(dataDir: string, options: EmbeddedRedisOptions = {}): Promise<EmbeddedRedis> {
   if (!redisServerAvailable()) throw new RedisServerMissingError();
   const dir = resolve(dataDir, 'redis');
   mkdirSync(dir, { recursive: true });
@@ -47,24 +59,48 @@ export async function startEmbeddedRedis(dataDir: string, options: { persist?: b
 
   const port = await freePort();
   const persist = options.persist ?? true;
-  const child = spawn(
-    'redis-server',
-    [
-      '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
-      '--appendonly', persist ? 'yes' : 'no', '--appendfsync', 'everysec', '--save', '',
-      '--pidfile', join(dir, 'redis.pid'), '--logfile', join(dir, 'redis.log'), '--daemonize', 'no',
-    ],
-    { stdio: 'ignore' },
-  );
+  const args = [
+    '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
+    '--appendonly', persist ? 'yes' : 'no', '--appendfsync', 'everysec', '--save', '',
+    '--pidfile', join(dir, 'redis.pid'), '--logfile', join(dir, 'redis.log'), '--daemonize', 'no',
+  ];
   const url = `redis://127.0.0.1:${port}`;
+  const launch = () => {
+    const child = spawn('redis-server', args, { stdio: 'ignore' });
+    writeFileSync(join(dir, STATE_FILE), JSON.stringify({ url, pid: child.pid }));
+    return child;
+  };
+  let child = launch();
   await waitForPing(url, child, dir);
-  writeFileSync(join(dir, STATE_FILE), JSON.stringify({ url, pid: child.pid }));
+
+  // Supervision: a server killed under us (OOM killer, kill -9) comes back on the same port with its
+  // append-only file, and every client (ioredis reconnects by itself) picks up again.
+  let stopping = false;
+  let restartDelay = RESTART_DELAY_MS;
+  let restartTimer: NodeJS.Timeout | null = null;
+  const supervise = (proc: ChildProcess, startedAt: number) =>
+    proc.once('exit', (code, signal) => {
+      if (stopping) return;
+      restartDelay = Date.now() - startedAt > STABLE_AFTER_MS ? RESTART_DELAY_MS : Math.min(restartDelay * 2, MAX_RESTART_DELAY_MS);
+      options.onExit?.({ code, signal, restartInMs: restartDelay });
+      restartTimer = setTimeout(() => {
+        restartTimer = null;
+        if (stopping) return;
+        child = launch();
+        supervise(child, Date.now());
+      }, restartDelay);
+    });
+  supervise(child, Date.now());
 
   return {
     url,
-    pid: child.pid!,
+    get pid() {
+      return child.pid!;
+    },
     async stop() {
-      if (child.exitCode !== null) return;
+      stopping = true;
+      if (restartTimer) clearTimeout(restartTimer);
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((done) => child.once('exit', () => done()));
       child.kill('SIGTERM'); // redis-server shuts down cleanly on SIGTERM: the AOF is flushed.
       await exited;

@@ -4,8 +4,12 @@ import { Redis, type RedisOptions } from 'ioredis';
 
 const LUA_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
 
-/** A `--#include <name>` line takes the text of lua/lib/<name>.lua: Redis scripts cannot load shared code themselves. */
-const withIncludes = (lua: string) => lua.replace(/^--#include (\w+)$/gm, (_, name: string) => readFileSync(`${LUA_DIR}lib/${name}.lua`, 'utf8'));
+/**
+ * A `--- @include "<path>"` line (as in BullMQ's scripts) takes the text of lua/<path>.lua: Redis
+ * scripts cannot load shared code themselves.
+ */
+const withIncludes = (lua: string) =>
+  lua.replace(/^--- @include "([\w/]+)"$/gm, (_, path: string) => readFileSync(`${LUA_DIR}${path}.lua`, 'utf8'));
 
 /**
  * The Lua scripts of store/lua, each named `<command>-<number of keys>.lua` and defined once by
@@ -40,7 +44,10 @@ export type Store = Redis & ScriptCommands;
 export function connectRedis(url: string, options: RedisOptions = {}, onError: (error: Error) => void = () => undefined): Store {
   const redis = new Redis(url, {
     lazyConnect: true,
-    // Fail fast instead of queueing forever while Redis is down: the API answers 503.
+    // Fail fast while Redis is down, so the API answers 503 at once: a command issued while the
+    // connection is not ready is refused (not queued until the next reconnect attempt, which
+    // backs off to 2 s); one in flight when the connection drops is retried over one reconnect.
+    enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     enableAutoPipelining: true,
     connectionName: 'kcs',

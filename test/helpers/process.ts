@@ -60,7 +60,7 @@ export class CliProcess {
 /** One HTTP request with fetch-like ergonomics (Node's fetch cannot set Host). */
 export async function httpJson(port: number, host: string, method: string, path: string, key?: string, body?: unknown) {
   const { request } = await import('node:http');
-  return new Promise<{ status: number; body: any }>((resolve, reject) => {
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }>((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = request(
       {
@@ -74,7 +74,7 @@ export async function httpJson(port: number, host: string, method: string, path:
       (res) => {
         let text = '';
         res.on('data', (c: Buffer) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? JSON.parse(text) : undefined }));
       },
     );
     req.on('error', reject);

@@ -185,6 +185,34 @@ describe('malformed heads are answered, then the connection closes', () => {
   });
 });
 
+describe('methods uWS does not parse are answered like any other unknown method', () => {
+  test('on a known path: 405 with Allow', async () => {
+    const { responses } = await exchange([`PROPFIND /api/knowledge/sites HTTP/1.1\r\n${auth}\r\n`], 1);
+    assert.equal(responses[0].status, 405);
+    assert.deepEqual(responses[0].headers.allow.split(', ').sort(), ['GET', 'POST']);
+    assert.equal(JSON.parse(responses[0].body).detail, 'Method Not Allowed');
+  });
+
+  test('on an unknown path: 404', async () => {
+    const { responses } = await exchange([`search /nowhere HTTP/1.1\r\n${auth}\r\n`], 1);
+    assert.equal(responses[0].status, 404);
+    assert.equal(JSON.parse(responses[0].body).detail, 'Not Found');
+  });
+
+  test('an error answer to HEAD has a length but no content', async () => {
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(stack.port, '127.0.0.1', () => socket.write('HEAD /healthz HTTP/1.1\r\nHost: a b\r\n\r\n'));
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    assert.match(raw, /^HTTP\/1\.1 400 /);
+    assert.match(raw, /\r\nContent-Length: [1-9]\d*\r\n/);
+    assert.ok(raw.endsWith('\r\n\r\n'), `bytes after the head: ${JSON.stringify(raw)}`);
+  });
+});
+
 describe('chunked uploads', () => {
   test('chunks in separate writes, with extensions and trailers, are one body', async () => {
     const body = siteBody('chunked-pieces');
@@ -247,7 +275,7 @@ describe('the client address', () => {
       res.end(values.join('|'));
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    gate = new Gate({ upstreamPort: (upstream.address() as AddressInfo).port, bodyLimit: () => MIB, onRejected: () => undefined });
+    gate = new Gate({ upstreamPort: (upstream.address() as AddressInfo).port, route: () => ({ kind: 'app', bodyLimit: MIB }), onRejected: () => undefined });
     gatePort = await gate.listen('127.0.0.1', 0);
   });
   after(async () => {
@@ -275,7 +303,7 @@ describe('graceful close', () => {
       void released.then(() => res.end('done'));
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    const gate = new Gate({ upstreamPort: (upstream.address() as AddressInfo).port, bodyLimit: () => MIB, onRejected: () => undefined });
+    const gate = new Gate({ upstreamPort: (upstream.address() as AddressInfo).port, route: () => ({ kind: 'app', bodyLimit: MIB }), onRejected: () => undefined });
     const port = await gate.listen('127.0.0.1', 0);
     try {
       const inFlight = exchange(['GET / HTTP/1.1\r\nHost: x\r\n\r\n'], 2, port);

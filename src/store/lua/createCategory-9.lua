@@ -4,7 +4,7 @@
 -- ARGV: 1 id, 2 json, 3 created score (ms), 4 parent id ('' for top level), 5 stream maxlen,
 --       6.. the audit event (store/audit.ts)
 -- Returns 1 created, -1 parent missing.
---#include audit
+--- @include "lib/audit"
 if ARGV[4] ~= '' and redis.call('EXISTS', KEYS[4]) == 0 then return -1 end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])

@@ -3,7 +3,7 @@
 -- ARGV: 1 id, 2 slug, 3 json, 4 created score (ms), 5 make default ('1'|'0'), 6 stream maxlen,
 --       7.. the audit event (store/audit.ts)
 -- Returns 1 created, -1 slug taken.
---#include audit
+--- @include "lib/audit"
 if redis.call('HSETNX', KEYS[3], ARGV[2], ARGV[1]) == 0 then return -1 end
 redis.call('SET', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])

@@ -3,7 +3,7 @@
 --       6 own entries zset, 7 change stream, 8-10 audit streams
 -- ARGV: 1 id, 2 expected json, 3 stream maxlen, 4.. the audit event (store/audit.ts)
 -- Returns 1 deleted, 0 missing, -1 has children, -2 changed meanwhile, -4 has entries.
---#include audit
+--- @include "lib/audit"
 local current = redis.call('GET', KEYS[1])
 if not current then return 0 end
 if current ~= ARGV[2] then return -2 end

@@ -2,7 +2,7 @@
 -- KEYS: 1 entry hash, 2 change stream, 3-5 audit streams, 6 expiring zset, 7.. index zsets
 -- ARGV: 1 id, 2 expected rev, 3 stream maxlen, 4.. the audit event (store/audit.ts)
 -- Returns 1 deleted, 0 missing, -2 changed meanwhile.
---#include audit
+--- @include "lib/audit"
 local rev = redis.call('HGET', KEYS[1], 'rev')
 if not rev then return 0 end
 if rev ~= ARGV[2] then return -2 end

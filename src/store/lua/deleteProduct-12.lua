@@ -5,7 +5,7 @@
 -- ARGV: 1 id, 2 external_id ('' none), 3 has category ('1'|'0'), 4 stream maxlen,
 --       5 with an audit event ('1'|'0'), 6.. the audit event (store/audit.ts)
 -- Returns 1 deleted, 0 missing.
---#include audit
+--- @include "lib/audit"
 if redis.call('DEL', KEYS[1]) == 0 then return 0 end
 if ARGV[2] ~= '' and redis.call('HGET', KEYS[2], ARGV[2]) == ARGV[1] then redis.call('HDEL', KEYS[2], ARGV[2]) end
 redis.call('ZREM', KEYS[3], ARGV[1])

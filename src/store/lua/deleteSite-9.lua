@@ -5,7 +5,7 @@
 --       6 sites being purged (set), 7-9 audit streams
 -- ARGV: 1 id, 2 slug, 3 stream maxlen, 4.. the audit event (store/audit.ts)
 -- Returns 1 deleted, 0 missing.
---#include audit
+--- @include "lib/audit"
 if redis.call('DEL', KEYS[1]) == 0 then return 0 end
 redis.call('ZREM', KEYS[2], ARGV[1])
 if redis.call('HGET', KEYS[3], ARGV[2]) == ARGV[1] then redis.call('HDEL', KEYS[3], ARGV[2]) end

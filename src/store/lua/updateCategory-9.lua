@@ -4,7 +4,7 @@
 -- ARGV: 1 id, 2 expected json, 3 new json, 4 new parent id ('' for top level), 5 stream maxlen,
 --       6.. the audit event (store/audit.ts)
 -- Returns 1 updated, 0 missing, -1 parent missing, -2 changed meanwhile, -3 cycle.
---#include audit
+--- @include "lib/audit"
 local current = redis.call('GET', KEYS[1])
 if not current then return 0 end
 if current ~= ARGV[2] then return -2 end

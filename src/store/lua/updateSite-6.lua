@@ -3,7 +3,7 @@
 -- ARGV: 1 id, 2 expected json, 3 new json, 4 make default ('1'|'0'), 5 stream maxlen,
 --       6.. the audit event (store/audit.ts)
 -- Returns 1 updated, 0 missing, -2 changed meanwhile (caller retries).
---#include audit
+--- @include "lib/audit"
 local current = redis.call('GET', KEYS[1])
 if not current then return 0 end
 if current ~= ARGV[2] then return -2 end

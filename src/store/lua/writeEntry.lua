@@ -7,7 +7,7 @@
 --       lengths, n, n pairs), then field/value pairs (an empty value removes the field: the search
 --       projection's, store/projection.ts)
 -- Returns {1, version} written; {-1} category missing; {-2} changed meanwhile (or exists on create).
---#include audit
+--- @include "lib/audit"
 local id = ARGV[1]
 local rev = redis.call('HGET', KEYS[1], 'rev')
 if ARGV[2] == '' then

@@ -19,7 +19,7 @@
 --   an empty value removes the field)
 -- Returns per product two values: 1, new rev (written); -1, owner id (external_id taken by another
 -- product); -2, '' (changed meanwhile, or exists on create); -3, group (translation group differs).
---#include audit
+--- @include "lib/audit"
 local STRIDE = 18
 local synced, withJob = ARGV[2], ARGV[3] == '1'
 local out, ids, revs = {}, {}, {}

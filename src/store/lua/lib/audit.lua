@@ -1,4 +1,4 @@
--- Audit events (store/audit.ts), included into the scripts that write one (`--#include audit`).
+-- Audit events (store/audit.ts), included into the scripts that write one (`--- @include "lib/audit"`).
 -- appendAudit(keyAt, argAt, version): the event whose arguments (auditArgs) start at ARGV[argAt]
 -- goes to the streams KEYS[keyAt] (tenant), KEYS[keyAt + 1] (entity type), KEYS[keyAt + 2]
 -- (entity), under one stream id; version (nil: none) is the document version the write made.
