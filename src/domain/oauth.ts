@@ -303,7 +303,9 @@ export function validateRegistration(body: unknown, byAdmin: boolean): ClientMet
 
   const method = input.token_endpoint_auth_method ?? 'client_secret_basic';
   if (typeof method !== 'string' || !(AUTH_METHODS as readonly string[]).includes(method)) {
-    throw metadataError(`Unsupported token_endpoint_auth_method '${String(method)}'; use client_secret_basic, client_secret_post or none`);
+    // Only a string is quoted back: any other JSON value has no safe text (an object's own toString).
+    const shown = typeof method === 'string' ? `'${method}'` : `of type ${Array.isArray(method) ? 'array' : typeof method}`;
+    throw metadataError(`Unsupported token_endpoint_auth_method ${shown}; use client_secret_basic, client_secret_post or none`);
   }
   if (grantTypes.includes('client_credentials')) {
     if (method === 'none') throw metadataError('client_credentials needs a confidential client (token_endpoint_auth_method other than none)');

@@ -8,10 +8,10 @@ import { ConflictError, ForbiddenError, InvalidError, NotFoundError, Preconditio
 import { isUnavailable } from '../store/redis.js';
 import { CORS_HEADERS } from './cors.js';
 import { HttpError } from './errors.js';
-import { GateThread } from './gateThread.js';
+import { GateThread } from './gate/thread.js';
 import type { HttpMetrics } from './metrics.js';
 import { JSON_BODY_LIMIT, type IncomingRequest, type Reply, type Route } from './route.js';
-import { CLIENT_ADDRESS_HEADER } from './requestHead.js';
+import { CLIENT_ADDRESS_HEADER } from './gate/requestHead.js';
 import { Router, type Match } from './router.js';
 
 /** Runs one matched request to its reply (tenant, auth, validation, handler: see app.ts). */
@@ -37,7 +37,7 @@ export class HttpServer {
     this.app.any('/*', (res, req) => this.onRequest(res, req));
   }
 
-  /** The public port is the gate's (gate.ts); the app itself listens on a private loopback port. */
+  /** The public port is the gate's (gate/, on its own thread); the app listens on a private loopback port. */
   async listen(host: string, port: number): Promise<number> {
     const upstreamPort = await new Promise<number>((resolve, reject) => {
       this.app.listen('127.0.0.1', 0, (socket) => {

@@ -149,6 +149,23 @@ describe('audit cursor', () => {
   });
 });
 
+describe('OAuth client registration', () => {
+  const registration = (method: unknown) => ({
+    client_name: 'Hostile', redirect_uris: ['http://127.0.0.1:9/cb'], grant_types: ['authorization_code'], response_types: ['code'],
+    token_endpoint_auth_method: method,
+  });
+  test('a value that is no string is named by its type, never turned into text', async () => {
+    const json = { 'content-type': 'application/json' };
+    for (const [method, type] of [['{"toString":[]}', 'object'], [nestedArrays(5000), 'array'], ['7', 'number']] as const) {
+      const raw = JSON.stringify(registration('M')).replace('"M"', method);
+      const res = await t.request('POST', '/oauth/register', { raw, headers: json });
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.body.error, 'invalid_client_metadata');
+      assert.match(res.body.error_description, new RegExp(`token_endpoint_auth_method of type ${type};`));
+    }
+  });
+});
+
 describe('Host header', () => {
   test('a port out of range or a malformed host is a 400, on every route that reads the Host', async () => {
     for (const host of [`${t.tenant.slug}.localhost:99999999999`, `${t.tenant.slug}.localhost:0`, `${t.tenant.slug}.localhost:65536`, `${t.tenant.slug}.localhost:`, 'a b.localhost']) {

@@ -1,4 +1,4 @@
-// HTTP/1.x protocol cases at the gate (src/http/gate.ts), over raw sockets against a real kcs:
+// HTTP/1.x protocol cases at the gate (src/http/gate/), over raw sockets against a real kcs:
 // pipelining, HTTP/1.0, absolute-form, malformed heads, message framing, chunked uploads, the
 // lingering close after a 413, and the client address the app sees (a gate in front of a tiny
 // upstream that echoes what it receives).
@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { Gate } from '../../src/http/gate.js';
+import { Gate } from '../../src/http/gate/gate.js';
 import { startStack, type Stack, type TenantFixture } from '../helpers/stack.js';
 
 const MIB = 1024 * 1024;
@@ -199,18 +199,25 @@ describe('methods uWS does not parse are answered like any other unknown method'
     assert.equal(JSON.parse(responses[0].body).detail, 'Not Found');
   });
 
-  test('an error answer to HEAD has a length but no content', async () => {
-    const raw = await new Promise<string>((resolve, reject) => {
-      const socket = connect(stack.port, '127.0.0.1', () => socket.write('HEAD /healthz HTTP/1.1\r\nHost: a b\r\n\r\n'));
+  const headAnswer = (bytes: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(stack.port, '127.0.0.1', () => socket.write(bytes));
       let text = '';
       socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
       socket.on('end', () => resolve(text));
       socket.on('error', reject);
     });
-    assert.match(raw, /^HTTP\/1\.1 400 /);
-    assert.match(raw, /\r\nContent-Length: [1-9]\d*\r\n/);
-    assert.ok(raw.endsWith('\r\n\r\n'), `bytes after the head: ${JSON.stringify(raw)}`);
-  });
+  for (const [name, bytes, status] of [
+    ['a malformed Host', 'HEAD /healthz HTTP/1.1\r\nHost: a b\r\n\r\n', 400],
+    ['a head over 8 KiB', `HEAD /healthz?q=${'a'.repeat(9000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431],
+  ] as const) {
+    test(`an error answer to HEAD has a length but no content: ${name}`, async () => {
+      const raw = await headAnswer(bytes);
+      assert.match(raw, new RegExp(`^HTTP/1\\.1 ${status} `));
+      assert.match(raw, /\r\nContent-Length: [1-9]\d*\r\n/);
+      assert.ok(raw.endsWith('\r\n\r\n'), `bytes after the head: ${JSON.stringify(raw)}`);
+    });
+  }
 });
 
 describe('chunked uploads', () => {

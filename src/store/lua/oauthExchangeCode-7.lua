@@ -6,13 +6,9 @@
 --       6 grant ttl ms, 7 how long a used code is remembered (ms), 8 now ms
 -- Returns 1 issued, 0 unknown or expired code or its approving API key revoked, -1 code used before
 -- (its grant is revoked), -2 client gone.
-local state = redis.call('HGET', KEYS[1], 'state')
-if not state then return 0 end
-if state ~= 'fresh' then
-  redis.call('DEL', KEYS[3])
-  redis.call('ZREM', KEYS[6], ARGV[1])
-  return -1
-end
+--- @include "lib/grants"
+local refused = presentSingleUse(KEYS[1], 'fresh', KEYS[3], KEYS[6], ARGV[1])
+if refused then return refused end
 if redis.call('EXISTS', KEYS[2]) == 0 then return -2 end
 -- Checked in the same step as the grant is added: a key revoked now leaves no grant behind.
 if redis.call('EXISTS', KEYS[7]) == 0 then return 0 end
@@ -24,7 +20,5 @@ if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[5], 'doc', ARGV[4], 'state', 'active')
   redis.call('PEXPIRE', KEYS[5], ARGV[6])
 end
-local now = tonumber(ARGV[8])
-redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now)
-redis.call('ZADD', KEYS[6], now + tonumber(ARGV[6]), ARGV[1])
+trackGrant(KEYS[6], ARGV[1], tonumber(ARGV[8]), tonumber(ARGV[6]))
 return 1

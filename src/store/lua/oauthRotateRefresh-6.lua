@@ -4,13 +4,9 @@
 --       5 client doc, 6 client grants zset
 -- ARGV: 1 grant id, 2 new refresh json, 3 new access json, 4 access ttl ms, 5 refresh ttl ms, 6 now ms
 -- Returns 1 rotated, 0 unknown, expired or revoked, -1 reused (the grant is revoked), -2 client gone.
-local state = redis.call('HGET', KEYS[1], 'state')
-if not state then return 0 end
-if state ~= 'active' then
-  redis.call('DEL', KEYS[2])
-  redis.call('ZREM', KEYS[6], ARGV[1])
-  return -1
-end
+--- @include "lib/grants"
+local refused = presentSingleUse(KEYS[1], 'active', KEYS[2], KEYS[6], ARGV[1])
+if refused then return refused end
 if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
 if redis.call('EXISTS', KEYS[5]) == 0 then return -2 end
 -- The retired token keeps its own expiry, so that a late replay is still recognised.
@@ -19,7 +15,5 @@ redis.call('HSET', KEYS[3], 'doc', ARGV[2], 'state', 'active')
 redis.call('PEXPIRE', KEYS[3], ARGV[5])
 redis.call('SET', KEYS[4], ARGV[3], 'PX', ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
-local now = tonumber(ARGV[6])
-redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now)
-redis.call('ZADD', KEYS[6], now + tonumber(ARGV[5]), ARGV[1])
+trackGrant(KEYS[6], ARGV[1], tonumber(ARGV[6]), tonumber(ARGV[5]))
 return 1

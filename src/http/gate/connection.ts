@@ -161,6 +161,11 @@ export class GateConnection {
     // RFC 9112 §2.2: empty lines before a request line are ignored.
     while (this.inbox.length >= 2 && this.inbox[0] === 0x0d && this.inbox[1] === 0x0a) this.inbox = this.inbox.subarray(2);
     if (this.inbox.length === 0) return false;
+    // Known before the head is whole: a head too large for us may be a HEAD's, whose answer has no body.
+    if (this.method === '') {
+      const space = this.inbox.indexOf(0x20);
+      if (space > 0) this.method = this.inbox.toString('latin1', 0, Math.min(space, 32));
+    }
     const end = this.inbox.indexOf(CRLF2, this.scanFrom);
     if (end < 0) {
       if (this.inbox.length > MAX_HEAD_BYTES) this.reject(431, 'Request header fields too large');
@@ -172,7 +177,6 @@ export class GateConnection {
       return false;
     }
     const text = this.inbox.toString('latin1', 0, end);
-    this.method = text.slice(0, text.indexOf(' '));
     const head = parseRequestHead(text, this.remoteAddress);
     this.inbox = this.inbox.subarray(end + 4);
     this.scanFrom = 0;

@@ -1,7 +1,7 @@
 // The gate's view of the routes (gate.ts): which method and path exist and each one's body limit.
-// Plain data, so that it can be handed to the gate's own thread (gateThread.ts).
-import type { GateRoute } from './gateConnection.js';
-import { Router, type Method } from './router.js';
+// Plain data, so that it can be handed to the gate's own thread (thread.ts).
+import type { GateRoute } from './connection.js';
+import { Router, type Method } from '../router.js';
 
 export interface RouteLimit {
   method: Method;

@@ -3,9 +3,9 @@
 // until its idle timeout without an answer, accepts conflicting Content-Length values, and closes
 // with unread body bytes (the kernel then resets the connection and the 413 is lost). The gate
 // owns the client connections, answers or refuses every request itself, and hands the app only
-// well-formed HTTP/1.1 requests, one at a time per connection (gateConnection.ts).
+// well-formed HTTP/1.1 requests, one at a time per connection (connection.ts).
 import net from 'node:net';
-import { GateConnection, type GateRoute } from './gateConnection.js';
+import { GateConnection, type GateRoute } from './connection.js';
 
 export interface GateOptions {
   /** The app's private port on 127.0.0.1. */

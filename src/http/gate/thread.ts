@@ -2,7 +2,7 @@
 // the app's pipeline, and on its own event loop it runs on a second core instead of taking turns
 // with the app (docs/BENCHMARKS.md, HTTP). A thread that dies is started again on the same port.
 import { Worker } from 'node:worker_threads';
-import type { RouteLimit } from './gateRoutes.js';
+import type { RouteLimit } from './routes.js';
 
 export interface GateThreadData {
   host: string;
@@ -34,7 +34,7 @@ export class GateThread {
   /** Starts the thread; the public port once the gate listens. */
   listen(port = this.options.port): Promise<number> {
     const { onRejected, onCrashed, ...data } = this.options;
-    const worker = (this.worker = new Worker(new URL('./gateWorker.mjs', import.meta.url), { workerData: { ...data, port } }));
+    const worker = (this.worker = new Worker(new URL('./worker.mjs', import.meta.url), { workerData: { ...data, port } }));
     return new Promise((resolve, reject) => {
       let listening = 0;
       worker.on('message', (message: GateThreadMessage) => {

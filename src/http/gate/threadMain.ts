@@ -1,9 +1,10 @@
-// What runs on the gate's own thread (gateThread.ts, loaded by gateWorker.mjs): the gate (gate.ts) with its event loop on
-// another core than the app's. Messages: in `close`; out `listening`, `failed`, `rejected`, `closed`.
+// What runs on the gate's own thread (thread.ts, loaded by worker.mjs): the gate (gate.ts), its
+// event loop on another core than the app's. Messages: in `close`; out `listening`, `failed`,
+// `rejected`, `closed`.
 import { parentPort, workerData } from 'node:worker_threads';
 import { Gate } from './gate.js';
-import { gateRouter } from './gateRoutes.js';
-import type { GateThreadData, GateThreadMessage } from './gateThread.js';
+import { gateRouter } from './routes.js';
+import type { GateThreadData, GateThreadMessage } from './thread.js';
 
 const data = workerData as GateThreadData;
 const port = parentPort!;
