@@ -84,7 +84,9 @@ async function main(undo: Undo): Promise<number> {
   while ((await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status !== 200) await new Promise((r) => setTimeout(r, 200));
   await call('POST', '/sites', { slug: 'soak', name: 'Soak', language: LANGUAGE });
   const product = (i: number) => ({
-    external_id: `p-${i}`, title: `${phrase(3)} ${i}`, language: LANGUAGE, description: phrase(20),
+    // A fresh model code in every version of a description: the vocabulary churns, as it does when
+    // connectors push changing texts (terms no product holds any more must be forgotten).
+    external_id: `p-${i}`, title: `${phrase(3)} ${i}`, language: LANGUAGE, description: `${phrase(20)} model ${Math.random().toString(36).slice(2, 10)}`,
     price_current: (10 + Math.random() * 200).toFixed(2), brand: pick(['Acme', 'Nordic', 'Alpine']),
   });
   const lines = Array.from({ length: PRODUCTS }, (_, i) => JSON.stringify(product(i))).join('\n');
