@@ -19,7 +19,7 @@ import { CategoryService } from './domain/categories.js';
 import { AuditLog } from './domain/audit.js';
 import { IngestService } from './domain/ingest.js';
 import { KnowledgeService } from './domain/knowledge.js';
-import { OAuthService } from './domain/oauth.js';
+import { OAuthService } from './domain/oauth/service.js';
 import { ProductService, type EmbeddingScheduler } from './domain/products.js';
 import { SearchService } from './domain/search.js';
 import { noSearchRefresh, type SearchRefresh } from './domain/searchRefresh.js';

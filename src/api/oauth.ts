@@ -3,18 +3,21 @@
 // revocation (RFC 7009), the admin routes for clients, and the bearer resolver of access tokens.
 // These endpoints read their own input and answer errors in the RFC shape {error, error_description}.
 import { Type } from '@sinclair/typebox';
-import { AUTH_METHODS, GRANT_TYPES, OAuthError, PENDING_TTL_MS, type AuthorizeOutcome, type OAuthService } from '../domain/oauth.js';
+import { OAuthError, PENDING_TTL_MS, type AuthorizeOutcome } from '../domain/oauth/records.js';
+import type { OAuthService } from '../domain/oauth/service.js';
 import { SCOPES } from '../domain/scopes.js';
 import type { Principal, Tenant } from '../domain/types.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute, json, noContent, type IncomingRequest, type Reply, type Route } from '../http/route.js';
 import {
+  AUTH_METHODS,
   AuthorizationServerMetadata,
   AuthorizeQuery,
   ClientIdParams,
   ClientRegistrationRequest,
   ClientRegistrationResponse,
   ConsentForm,
+  GRANT_TYPES,
   OAuthClient,
   OAuthErrorBody,
   ProtectedResourceMetadata,
@@ -219,7 +222,7 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, { scheme, rateLim
         302: { description: 'Error redirect to the client (error, error_description, state, iss)' },
         400: { description: 'Error page (HTML): unknown client or redirect_uri', contentType: 'text/html' },
       },
-      handler: async ({ tenant, req }) => present(await oauth.authorize(tenant, guard.baseUrl(req), req.query), tenant),
+      handler: async ({ tenant, req }) => present(await oauth.authorization.authorize(tenant, guard.baseUrl(req), req.query), tenant),
     }),
     defineRoute({
       method: 'POST', path: '/oauth/authorize', tags, summary: "The consent page's answer",
@@ -249,7 +252,7 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, { scheme, rateLim
         if (mediaType(req) !== FORM) return htmlReply(400, errorPage('Invalid request', 'The consent form was not sent as a form.'));
         const form = new URLSearchParams(req.body.toString('utf8'));
         const requestId = form.get('request_id') ?? '';
-        const outcome = await oauth.consent(tenant, base, form, cookieValue(req.headers.cookie, csrfCookieName(requestId)));
+        const outcome = await oauth.authorization.consent(tenant, base, form, cookieValue(req.headers.cookie, csrfCookieName(requestId)));
         // Once answered, the form's cookie is of no further use.
         return present(outcome, tenant, outcome.kind === 'redirect' ? { 'Set-Cookie': csrfCookie(requestId, '', secure, 0) } : {});
       },
@@ -278,7 +281,7 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, { scheme, rateLim
           if (retryAfterS > 0) {
             throw new OAuthError('temporarily_unavailable', `Too many token requests; retry after ${retryAfterS} s`, 429, { 'Retry-After': String(retryAfterS) });
           }
-          const tokens = await oauth.token(tenant, guard.baseUrl(req), presented);
+          const tokens = await oauth.tokens.token(tenant, guard.baseUrl(req), presented);
           return json(200, tokens, NO_STORE);
         }),
     }),
@@ -297,7 +300,7 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, { scheme, rateLim
       errors: [413],
       handler: ({ tenant, req }) =>
         rfc(async () => {
-          await oauth.revoke(tenant, { basic: basicOf(req.headers.authorization), form: formOf(req) });
+          await oauth.tokens.revoke(tenant, { basic: basicOf(req.headers.authorization), form: formOf(req) });
           return { status: 200, headers: NO_STORE };
         }),
     }),

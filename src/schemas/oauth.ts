@@ -2,9 +2,11 @@
 // RFC-shaped, not 422), so the request schemas here document the wire format in /openapi.json;
 // the response schemas describe what the handlers answer.
 import { Type } from '@sinclair/typebox';
-import { AUTH_METHODS, GRANT_TYPES } from '../domain/oauth.js';
 import { SCOPES } from '../domain/scopes.js';
 import { Nullable, StringEnum, Uuid } from './common.js';
+
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
+export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
 
 const ScopeString = Type.String({ description: `Space-separated scope names: ${SCOPES.join(' ')}` });
 

@@ -1,0 +1,109 @@
+// The OAuth 2.1 authorization server of a tenant (DESIGN §5): client registration (RFC 7591), the
+// authorization code flow with PKCE S256 and a consent step, the token endpoint (authorization_code,
+// refresh_token with rotation and reuse detection, client_credentials), revocation (RFC 7009), and
+// the bearer check of access tokens. The issuer is the tenant's base URL; the HTTP layer passes it in.
+//
+// Every code and token is opaque and random, stored only as its SHA-256 with a TTL. Access and
+// refresh tokens name their grant (`kcs_at_<grant id>_<secret>`): a grant is one authorization (one
+// consent, or one client_credentials request) and every token issued under it is valid only while
+// the grant exists, so revoking a grant (reuse, revocation of a refresh token, client deletion)
+// stops all its tokens at once.
+import { randomUUID } from 'node:crypto';
+import type { OAuthLifetimes } from '../../config.js';
+import { SYSTEM_ACTOR, type AuditActor } from '../../store/audit.js';
+import type { OAuthRepository } from '../../store/oauth.js';
+import type { ApiKeyService } from '../apiKeys.js';
+import { NotFoundError } from '../errors.js';
+import type { Tenant } from '../types.js';
+import { AuthorizationEndpoint } from './authorization.js';
+import { OAuthError, toPublicClient, type ClientRecord, type PublicClient, type Registration, type TokenRecord } from './records.js';
+import { validateRegistration } from './registration.js';
+import { digestOf, parseToken, pathWithin, randomSecret, splitScope } from './rules.js';
+import { TokenEndpoint } from './tokens.js';
+
+export class OAuthService {
+  /** GET and POST /oauth/authorize. */
+  readonly authorization: AuthorizationEndpoint;
+  /** POST /oauth/token and /oauth/revoke. */
+  readonly tokens: TokenEndpoint;
+
+  constructor(
+    private readonly repo: OAuthRepository,
+    apiKeys: ApiKeyService,
+    lifetimes: OAuthLifetimes,
+  ) {
+    this.authorization = new AuthorizationEndpoint(repo, apiKeys, lifetimes);
+    this.tokens = new TokenEndpoint(repo, lifetimes);
+  }
+
+  // ---- clients ----
+
+  /**
+   * `registrant`: who registers (actor.userId null: open registration) and, with an admin key, its
+   * effective scopes. client_credentials tokens act for the registrant with the client's scope, so
+   * that scope may hold nothing the registrant lacks (403 otherwise).
+   */
+  async register(tenant: Tenant, body: unknown, registrant: { actor: AuditActor; scopes: Set<string> | null }): Promise<Registration> {
+    const registeredBy = registrant.actor.userId;
+    const meta = validateRegistration(body, registeredBy !== null);
+    const beyond = meta.grant_types.includes('client_credentials') ? splitScope(meta.scope).filter((s) => !registrant.scopes?.has(s)) : [];
+    if (beyond.length > 0) {
+      throw new OAuthError('insufficient_scope', `A client_credentials client cannot hold scopes its registrant lacks: ${beyond.join(' ')}`, 403);
+    }
+    const clientId = randomUUID();
+    const secret = meta.token_endpoint_auth_method === 'none' ? null : `kcs_cs_${randomSecret()}`;
+    const client: ClientRecord = {
+      client_id: clientId,
+      tenant_id: tenant.id,
+      client_name: meta.client_name ?? clientId,
+      redirect_uris: meta.redirect_uris,
+      grant_types: meta.grant_types,
+      response_types: meta.response_types,
+      token_endpoint_auth_method: meta.token_endpoint_auth_method,
+      scope: meta.scope,
+      client_id_issued_at: Math.floor(Date.now() / 1000),
+      client_secret_expires_at: 0,
+      registered_by_user_id: registeredBy,
+      secret_digest: secret ? digestOf(secret) : null,
+    };
+    await this.repo.createClient(client, registrant.actor);
+    return {
+      client_id: client.client_id,
+      ...(secret ? { client_secret: secret } : {}),
+      client_id_issued_at: client.client_id_issued_at,
+      client_name: client.client_name,
+      redirect_uris: client.redirect_uris,
+      grant_types: client.grant_types,
+      response_types: client.response_types,
+      token_endpoint_auth_method: client.token_endpoint_auth_method,
+      scope: client.scope,
+      client_secret_expires_at: 0,
+    };
+  }
+
+  async listClients(tenantId: string): Promise<PublicClient[]> {
+    return (await this.repo.listClients(tenantId)).map(toPublicClient);
+  }
+
+  async getClient(tenantId: string, clientId: string): Promise<PublicClient> {
+    const client = await this.repo.getClient(tenantId, clientId);
+    if (!client) throw new NotFoundError('OAuth client not found');
+    return toPublicClient(client);
+  }
+
+  /** Deletes the client and revokes every token issued to it. */
+  async deleteClient(tenantId: string, clientId: string, actor: AuditActor = SYSTEM_ACTOR): Promise<void> {
+    if (!(await this.repo.deleteClient(tenantId, clientId, actor))) throw new NotFoundError('OAuth client not found');
+  }
+
+  // ---- bearer check ----
+
+  /** The access token's record when it is live in this tenant and bound to a resource covering `path`. */
+  async verifyAccessToken(tenantId: string, token: string, path: string): Promise<TokenRecord | null> {
+    const parsed = parseToken(token);
+    if (!parsed || parsed.kind !== 'at') return null;
+    const record = await this.repo.getAccess(tenantId, digestOf(token), parsed.grantId);
+    if (!record || !pathWithin(path, record.resource_path)) return null;
+    return record;
+  }
+}
