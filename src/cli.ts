@@ -65,9 +65,12 @@ async function serve(config: Config, withWorker: boolean): Promise<void> {
   const workers = new Set<ChildProcess>();
   let stopping = false;
   onShutdown(log, config.shutdownGraceMs, [
-    async () => server?.close(),
     async () => {
+      // Workers stopped by the same signal (Ctrl-C reaches the whole process group) are not restarted.
       stopping = true;
+      await server?.close();
+    },
+    async () => {
       await Promise.all(
         [...workers].filter((child) => child.exitCode === null).map((child) => {
           const exited = new Promise((done) => child.once('exit', done));
