@@ -30,9 +30,9 @@ import type { EngineProgress } from './search/engine.js';
 import { SiteService } from './domain/sites.js';
 import { TenantService, UserService } from './domain/tenants.js';
 import { preflightRoutes } from './http/cors.js';
-import { parseInput } from './http/input.js';
+import { requestPipeline } from './http/pipeline.js';
 import { HttpMetrics } from './http/metrics.js';
-import type { Route, RouteContext } from './http/route.js';
+import type { Route } from './http/route.js';
 import { HttpServer } from './http/server.js';
 import type { Logger } from './log.js';
 import { EmbedQueue, noEmbedding, noEntryEmbedding } from './queue/embed.js';
@@ -182,20 +182,7 @@ export async function startServer(config: Config, redisUrl: string, log: Logger)
   ];
   routes.push(...preflightRoutes(routes));
 
-  const server = new HttpServer(
-    routes,
-    async (route, params, req) => {
-      const ctx = { req } as RouteContext<unknown, unknown, unknown>;
-      if (route.auth !== 'none') {
-        ctx.tenant = await guard.tenant(req);
-        if (route.auth !== 'tenant') ctx.principal = await guard.authenticate(ctx.tenant, req, route.auth.scopes);
-      }
-      Object.assign(ctx, parseInput(route, params, req));
-      return route.handler(ctx as never);
-    },
-    log,
-    metrics,
-  );
+  const server = new HttpServer({ routes, dispatch: requestPipeline(guard), log, metrics });
   const port = await server.listen(config.host, config.port);
   log.info({ host: config.host, port }, 'listening');
 

@@ -14,8 +14,15 @@ import { JSON_BODY_LIMIT, type IncomingRequest, type Reply, type Route } from '.
 import { CLIENT_ADDRESS_HEADER } from './gate/requestHead.js';
 import { Router, type Match } from './router.js';
 
-/** Runs one matched request to its reply (tenant, auth, validation, handler: see app.ts). */
+/** Runs one matched request to its reply (tenant, auth, validation, handler: see pipeline.ts). */
 export type Dispatch = (route: Route, params: Record<string, string>, req: IncomingRequest) => Promise<Reply>;
+
+export interface HttpServerOptions {
+  routes: Route[];
+  dispatch: Dispatch;
+  log: Logger;
+  metrics: HttpMetrics;
+}
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -27,13 +34,17 @@ export class HttpServer {
   private listenSocket: uWS.us_listen_socket | null = null;
   private gate: GateThread | null = null;
 
-  constructor(
-    private readonly routes: Route[],
-    private readonly dispatch: Dispatch,
-    private readonly log: Logger,
-    private readonly metrics: HttpMetrics,
-  ) {
-    for (const route of routes) this.router.add(route.method, route.path, route);
+  private readonly routes: Route[];
+  private readonly dispatch: Dispatch;
+  private readonly log: Logger;
+  private readonly metrics: HttpMetrics;
+
+  constructor(options: HttpServerOptions) {
+    this.routes = options.routes;
+    this.dispatch = options.dispatch;
+    this.log = options.log;
+    this.metrics = options.metrics;
+    for (const route of this.routes) this.router.add(route.method, route.path, route);
     this.app.any('/*', (res, req) => this.onRequest(res, req));
   }
 
