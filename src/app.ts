@@ -40,7 +40,7 @@ import { IngestQueue } from './queue/ingest.js';
 import { producerConnection } from './queue/connection.js';
 import { MaintenanceQueue } from './queue/maintenance.js';
 import { CategoryRepository } from './store/categories.js';
-import { connectRedis, type Store } from './store/redis.js';
+import { connectRedis, isUnavailable, type Store } from './store/redis.js';
 import { JobRepository } from './store/jobs.js';
 import { EntryRepository } from './store/knowledge.js';
 import { AuditRepository } from './store/audit.js';
@@ -182,7 +182,7 @@ export async function startServer(config: Config, redisUrl: string, log: Logger)
   ];
   routes.push(...preflightRoutes(routes));
 
-  const server = new HttpServer({ routes, dispatch: requestPipeline(guard), log, metrics });
+  const server = new HttpServer({ routes, dispatch: requestPipeline(guard), log, metrics, unavailable: isUnavailable });
   const port = await server.listen(config.host, config.port);
   log.info({ host: config.host, port }, 'listening');
 

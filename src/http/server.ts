@@ -5,7 +5,6 @@ import { STATUS_CODES } from 'node:http';
 import uWS from 'uWebSockets.js';
 import type { Logger } from '../log.js';
 import { ConflictError, ForbiddenError, InvalidError, NotFoundError, PreconditionFailedError } from '../domain/errors.js';
-import { isUnavailable } from '../store/redis.js';
 import { CORS_HEADERS } from './cors.js';
 import { HttpError } from './errors.js';
 import { GateThread } from './gate/thread.js';
@@ -22,6 +21,8 @@ export interface HttpServerOptions {
   dispatch: Dispatch;
   log: Logger;
   metrics: HttpMetrics;
+  /** Whether an error means the data store cannot be reached (503 + Retry-After, not a 500). */
+  unavailable: (error: unknown) => boolean;
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -38,12 +39,14 @@ export class HttpServer {
   private readonly dispatch: Dispatch;
   private readonly log: Logger;
   private readonly metrics: HttpMetrics;
+  private readonly unavailable: (error: unknown) => boolean;
 
   constructor(options: HttpServerOptions) {
     this.routes = options.routes;
     this.dispatch = options.dispatch;
     this.log = options.log;
     this.metrics = options.metrics;
+    this.unavailable = options.unavailable;
     for (const route of this.routes) this.router.add(route.method, route.path, route);
     this.app.any('/*', (res, req) => this.onRequest(res, req));
   }
@@ -151,7 +154,7 @@ export class HttpServer {
         remoteAddress,
       };
       this.dispatch(match.route, match.params, req).then(send, (error: unknown) => {
-        const reply = errorReply(error);
+        const reply = errorReply(error, this.unavailable);
         if (reply.status >= 500) this.log.error({ err: error, reqId: requestId, route: routeLabel }, 'unhandled error');
         send(reply);
       });
@@ -193,7 +196,7 @@ function tooLarge(limit: number): Reply {
 }
 
 /** Maps an error to its reply; anything unexpected is a 500 without internals. */
-export function errorReply(error: unknown): Reply {
+function errorReply(error: unknown, unavailable: (error: unknown) => boolean = () => false): Reply {
   if (error instanceof HttpError) return { status: error.status, body: { detail: error.detail }, headers: error.headers };
   if (error instanceof InvalidError) return { status: 422, body: { detail: error.errors } };
   if (error instanceof NotFoundError) return { status: 404, body: { detail: error.message } };
@@ -202,7 +205,7 @@ export function errorReply(error: unknown): Reply {
   if (error instanceof ForbiddenError) {
     return { status: 403, body: { detail: error.message }, headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${error.requiredScope}"` } };
   }
-  if (isUnavailable(error)) {
+  if (unavailable(error)) {
     return { status: 503, body: { detail: 'The data store is unavailable; retry shortly' }, headers: { 'Retry-After': '1' } };
   }
   return { status: 500, body: { detail: 'Internal server error' } };
