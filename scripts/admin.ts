@@ -8,6 +8,7 @@ import { validate } from '../src/schemas/validate.js';
 import { TenantSettingsUpdate } from '../src/schemas/tenants.js';
 import { ApiKeyCreate, UserCreate } from '../src/schemas/users.js';
 import { connectRedis, type Store } from '../src/store/redis.js';
+import { WHOLE } from '../src/store/docs.js';
 
 export const ADMIN_USAGE = `usage: kcs admin <resource> <action> [options]
   tenant create <slug> [--name NAME]
@@ -111,7 +112,7 @@ export async function runAdmin(argv: string[], connect: () => Promise<AdminConne
       }
       case 'user list': {
         const tenant = await tenantOf();
-        print((await services.users.list(tenant.id, 0, -1)).items);
+        print((await services.users.list(tenant.id, WHOLE)).items);
         break;
       }
       case 'key create': {

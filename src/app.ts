@@ -143,7 +143,9 @@ export async function startServer(config: Config, redisUrl: string, log: Logger)
   const services = createServices(redis, {
     queues, oauthLifetimes: config.oauth, searchRefresh: (tenantId, changed) => engine.refresh(tenantId, changed), search: writes,
   });
-  const search = new SearchService(engine, embedder ? new QueryEmbedder(embedder) : null, services.products, services.knowledge, services.sites);
+  const search = new SearchService({
+    engine, embedder: embedder ? new QueryEmbedder(embedder) : null, products: services.products, knowledge: services.knowledge, sites: services.sites,
+  });
   // The indexes build in the background: /readyz answers 503 with the progress until they are done.
   let searchProgress: EngineProgress = { tenants: 0, tenantsLoaded: 0, documents: 0 };
   let progressLogged = performance.now();
@@ -156,7 +158,10 @@ export async function startServer(config: Config, redisUrl: string, log: Logger)
     () => log.info({ engine: engine.name, ...searchProgress }, 'search engine ready'),
     (err: Error) => log.error({ err: err.message }, 'search engine failed to start'),
   );
-  const guard = new Guard(config.baseDomain, config.publicScheme, services.tenants, services.apiKeys, [oauthResolver(services.oauth)]);
+  const guard = new Guard({
+    baseDomain: config.baseDomain, scheme: config.publicScheme, tenants: services.tenants, apiKeys: services.apiKeys,
+    resolvers: [oauthResolver(services.oauth)],
+  });
   const metrics = new HttpMetrics();
 
   let openApiDoc: unknown;

@@ -50,7 +50,7 @@ export function adminRoutes(tenants: TenantService, users: UserService, apiKeys:
       query: Type.Object({ limit: Type.Optional(Pagination.limit), offset: Type.Optional(Pagination.offset) }),
       responses: { 200: { description: 'Users, oldest first; X-Total-Count holds the total', schema: Type.Array(User) } },
       handler: async ({ tenant, query }) => {
-        const { items, total } = await users.list(tenant.id, query.offset ?? 0, query.limit ?? 50);
+        const { items, total } = await users.list(tenant.id, { offset: query.offset ?? 0, limit: query.limit ?? 50 });
         return json(200, items, { 'X-Total-Count': String(total) });
       },
     }),

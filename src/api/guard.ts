@@ -17,17 +17,30 @@ export type CredentialResolver = (
   req: IncomingRequest,
 ) => Promise<Omit<Principal, 'scopes'> & { scopes: Iterable<string> } | null>;
 
+export interface GuardOptions {
+  /** KCS_BASE_DOMAIN: the tenant is the Host's leftmost label below it. */
+  baseDomain: string;
+  /** KCS_PUBLIC_SCHEME, for the base URLs handed out. */
+  scheme: string;
+  tenants: TenantService;
+  apiKeys: ApiKeyService;
+  /** Credentials besides API keys (OAuth access tokens), tried in order after them. */
+  resolvers?: CredentialResolver[];
+}
+
 export class Guard {
+  private readonly baseDomain: string;
+  private readonly scheme: string;
+  private readonly tenants: TenantService;
+  private readonly apiKeys: ApiKeyService;
   private readonly resolvers: CredentialResolver[];
 
-  constructor(
-    private readonly baseDomain: string,
-    private readonly scheme: string,
-    private readonly tenants: TenantService,
-    private readonly apiKeys: ApiKeyService,
-    extraResolvers: CredentialResolver[] = [],
-  ) {
-    this.resolvers = [this.apiKeyResolver, ...extraResolvers];
+  constructor(options: GuardOptions) {
+    this.baseDomain = options.baseDomain;
+    this.scheme = options.scheme;
+    this.tenants = options.tenants;
+    this.apiKeys = options.apiKeys;
+    this.resolvers = [this.apiKeyResolver, ...(options.resolvers ?? [])];
   }
 
   /** The tenant slug of a well-formed Host header: its leftmost label below the base domain. */

@@ -44,8 +44,7 @@ export function productRoutes(products: ProductService, sites: SiteService): Rou
         const { items, total } = await products.list(
           tenant.id,
           { siteId, language: query.language, category: query.category },
-          query.offset ?? 0,
-          query.limit ?? 50,
+          { offset: query.offset ?? 0, limit: query.limit ?? 50 },
         );
         return json(200, items, { 'X-Total-Count': String(total) });
       },

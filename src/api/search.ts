@@ -33,7 +33,7 @@ export function searchRoutes(search: SearchService): Route[] {
       params: ProductIdParams,
       query: RelatedQuery,
       responses: { 200: { description: 'Related products', schema: ProductSearchResult } },
-      handler: async ({ tenant, params, query }) => json(200, await search.relatedProducts(tenant, params.product_id, query.limit ?? 10, query.offset ?? 0)),
+      handler: async ({ tenant, params, query }) => json(200, await search.relatedProducts(tenant, params.product_id, { offset: query.offset ?? 0, limit: query.limit ?? 10 })),
     }),
     defineRoute({
       method: 'POST', path: '/api/knowledge/search/knowledge', tags, summary: 'Search knowledge entries',
@@ -53,7 +53,9 @@ export function searchRoutes(search: SearchService): Route[] {
       query: RelatedEntriesQuery,
       responses: { 200: { description: 'Related entries', schema: KnowledgeSearchResult } },
       handler: async ({ tenant, principal, params, query, req }) =>
-        json(200, await search.relatedEntries(tenant.id, callerOf(principal, req), params.entry_id, query.limit ?? 10, query.offset ?? 0, query.include_expired ?? false)),
+        json(200, await search.relatedEntries(tenant.id, callerOf(principal, req), params.entry_id, {
+          offset: query.offset ?? 0, limit: query.limit ?? 10, includeExpired: query.include_expired ?? false,
+        })),
     }),
   ];
 }

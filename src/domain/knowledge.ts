@@ -247,7 +247,8 @@ export class KnowledgeService {
     const texts = entryTexts(doc);
     const thash = hashTexts(texts, doc.language);
     const embed = !previous || previous.thash !== thash;
-    const result = await this.repo.write(tenantId, doc, previous, texts, thash, embed ? this.embedding.initialStatus : previous!.embeddingStatus, caller);
+    const embeddingStatus = embed ? this.embedding.initialStatus : previous!.embeddingStatus;
+    const result = await this.repo.write({ tenantId, doc, previous, texts, thash, embeddingStatus, actor: caller });
     if (result.kind === 'no_category') throw InvalidError.at(['body', 'category_id'], 'Category not found');
     if (result.kind === 'stale') {
       if (!previous) throw new ConflictError('The entry id is taken; retry');

@@ -8,6 +8,7 @@ import { canonicalDecimal } from './decimal.js';
 import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
 import { ConflictError, NotFoundError } from './errors.js';
 import { noSearchRefresh, type SearchRefresh } from './searchRefresh.js';
+import type { Page } from '../store/docs.js';
 
 export type ProductInput = Static<typeof ProductCreate>;
 export type ProductView = Static<typeof Product>;
@@ -322,8 +323,8 @@ export class ProductService {
     return view;
   }
 
-  async list(tenantId: string, filter: ProductFilter, offset: number, limit: number): Promise<{ items: ProductView[]; total: number }> {
-    const { ids, total } = await this.repo.page(tenantId, filter, offset, limit);
+  async list(tenantId: string, filter: ProductFilter, page: Page): Promise<{ items: ProductView[]; total: number }> {
+    const { ids, total } = await this.repo.page(tenantId, filter, page);
     return { items: (await this.views(tenantId, ids)).filter((v): v is ProductView => v !== null), total };
   }
 

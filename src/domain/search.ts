@@ -10,6 +10,7 @@ import { readableVisibilities, type Caller, type EntryView, type KnowledgeServic
 import type { ProductService, ProductView } from './products.js';
 import type { SiteService } from './sites.js';
 import type { Tenant } from './types.js';
+import type { Page } from '../store/docs.js';
 
 type ProductSearchInput = Static<typeof ProductSearchRequest>;
 type KnowledgeSearchInput = Static<typeof KnowledgeSearchRequest>;
@@ -30,14 +31,29 @@ interface Plan {
   fallback: string | null;
 }
 
+export interface SearchServiceOptions {
+  engine: SearchEngine;
+  /** Query vectors; null without an embedder (keyword search only). */
+  embedder: QueryEmbedder | null;
+  products: ProductService;
+  knowledge: KnowledgeService;
+  sites: SiteService;
+}
+
 export class SearchService {
-  constructor(
-    private readonly engine: SearchEngine,
-    private readonly embedder: QueryEmbedder | null,
-    private readonly products: ProductService,
-    private readonly knowledge: KnowledgeService,
-    private readonly sites: SiteService,
-  ) {}
+  private readonly engine: SearchEngine;
+  private readonly embedder: QueryEmbedder | null;
+  private readonly products: ProductService;
+  private readonly knowledge: KnowledgeService;
+  private readonly sites: SiteService;
+
+  constructor(options: SearchServiceOptions) {
+    this.engine = options.engine;
+    this.embedder = options.embedder;
+    this.products = options.products;
+    this.knowledge = options.knowledge;
+    this.sites = options.sites;
+  }
 
   get semanticLanguages(): readonly string[] {
     return this.embedder?.embedder.languages ?? [];
@@ -69,9 +85,9 @@ export class SearchService {
     return { ...result, hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
   }
 
-  async relatedProducts(tenant: Tenant, productId: string, limit: number, offset: number): Promise<Answer<{ product: ProductView }>> {
+  async relatedProducts(tenant: Tenant, productId: string, page: Page): Promise<Answer<{ product: ProductView }>> {
     const started = performance.now();
-    const result = await this.engine.relatedProducts(tenant.id, productId.toLowerCase(), { limit, offset, variantStrategy: tenant.settings.variant_strategy });
+    const result = await this.engine.relatedProducts(tenant.id, productId.toLowerCase(), { ...page, variantStrategy: tenant.settings.variant_strategy });
     if (!result) throw new NotFoundError('Product not found');
     const hits = await this.withProducts(tenant.id, result.hits);
     return { ...result, hits, mode: 'semantic', semantic_fallback: this.embedder ? null : EMBEDDING_OFF, engine: this.engine.name, took_ms: elapsed(started) };
@@ -99,10 +115,12 @@ export class SearchService {
     return { ...result, hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
   }
 
-  async relatedEntries(tenantId: string, caller: Caller, entryId: string, limit: number, offset: number, includeExpired: boolean): Promise<Answer<{ entry: EntryView }>> {
+  async relatedEntries(
+    tenantId: string, caller: Caller, entryId: string, { includeExpired, ...page }: Page & { includeExpired: boolean },
+  ): Promise<Answer<{ entry: EntryView }>> {
     const started = performance.now();
     const access = this.access(caller, includeExpired);
-    const result = await this.engine.relatedEntries(tenantId, entryId.toLowerCase(), { limit, offset, access });
+    const result = await this.engine.relatedEntries(tenantId, entryId.toLowerCase(), { ...page, access });
     if (!result) throw new NotFoundError('Knowledge entry not found');
     const hits = await this.withEntries(tenantId, caller, result.hits, includeExpired);
     return { ...result, hits, mode: 'semantic', semantic_fallback: this.embedder ? null : EMBEDDING_OFF, engine: this.engine.name, took_ms: elapsed(started) };

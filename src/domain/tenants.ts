@@ -5,6 +5,7 @@ import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
 import type { TenantRepository, UserRepository } from '../store/tenants.js';
 import { ConflictError, InvalidError, NotFoundError } from './errors.js';
 import type { Tenant, User } from './types.js';
+import type { Page } from '../store/docs.js';
 
 export const DEFAULT_SETTINGS: Tenant['settings'] = { variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0 };
 const SLUG_RE = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
@@ -96,7 +97,7 @@ export class UserService {
     return id ? this.repo.get(tenantId, id) : null;
   }
 
-  list(tenantId: string, offset: number, limit: number) {
-    return this.repo.list(tenantId, offset, limit);
+  list(tenantId: string, page: Page) {
+    return this.repo.list(tenantId, page);
   }
 }

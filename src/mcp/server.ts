@@ -97,7 +97,7 @@ export function createMcpServer(deps: McpDeps, tenant: Tenant, principal: Princi
     inputSchema: { product_id: uuid, limit, offset },
     annotations: { readOnlyHint: true },
   }, guarded(['catalog:read'], async (a: { product_id: string; limit?: number; offset?: number }) => {
-    const result = await deps.search.relatedProducts(tenant, a.product_id, a.limit ?? 10, a.offset ?? 0);
+    const result = await deps.search.relatedProducts(tenant, a.product_id, { offset: a.offset ?? 0, limit: a.limit ?? 10 });
     return json({ total: result.total, hits: result.hits.map((h) => ({ id: h.id, score: h.score, ...compactProduct(h.product) })) });
   }));
 

@@ -6,13 +6,20 @@ export async function readDoc<T>(redis: Redis, key: string): Promise<T | null> {
   return raw === null ? null : (JSON.parse(raw) as T);
 }
 
+/** A window of a list: `limit` items after `offset` (the wire's offset/limit; limit -1: to the end). */
+export interface Page {
+  offset: number;
+  limit: number;
+}
+/** The whole list (operator tools, short lists). */
+export const WHOLE: Page = { offset: 0, limit: -1 };
+
 /** A page of documents in (created_at, id) order, with the total count. */
 export async function listDocs<T>(
   redis: Redis,
   indexKey: string,
   docKey: (id: string) => string,
-  offset = 0,
-  limit = -1,
+  { offset, limit }: Page = WHOLE,
 ): Promise<{ items: T[]; total: number }> {
   const [ids, total] = await Promise.all([
     redis.zrange(indexKey, String(offset), String(limit < 0 ? -1 : offset + limit - 1)),

@@ -44,6 +44,19 @@ export interface EntryTexts {
   anchor: string | null;
 }
 
+/** One write of an entry (EntryRepository.write). */
+export interface EntryWrite {
+  tenantId: string;
+  doc: StoredEntry;
+  /** The version the write replaces; null: a create. */
+  previous: EntryRecord | null;
+  texts: EntryTexts;
+  /** Hash of the texts: a new one stores the texts and `embeddingStatus` with the document. */
+  thash: string;
+  embeddingStatus: string;
+  actor: AuditActor;
+}
+
 /** Ceiling levels in order; workspace entries rank as internal. */
 const CEILINGS = ['public', 'community', 'internal', 'restricted'] as const;
 const ceilingRank = (visibility: string) => CEILINGS.indexOf((visibility === 'workspace' ? 'internal' : visibility) as (typeof CEILINGS)[number]);
@@ -124,10 +137,8 @@ export class EntryRepository {
   }
 
   /** Writes when the entry is still at `previous` (null: create). 'stale' means retry; 'no_category' a 422. */
-  async write(
-    tenantId: string, doc: StoredEntry, previous: EntryRecord | null, texts: EntryTexts, thash: string, embeddingStatus: string, actor: AuditActor,
-  ): Promise<{ kind: 'ok'; version: number } | { kind: 'stale' | 'no_category' }> {
-    const t = tenantId;
+  async write(write: EntryWrite): Promise<{ kind: 'ok'; version: number } | { kind: 'stale' | 'no_category' }> {
+    const { tenantId: t, doc, previous, texts, thash, embeddingStatus, actor } = write;
     const leave = previous ? indexKeys(t, previous.doc) : [];
     const join = indexKeys(t, doc);
     const expires = expiresAtMs(doc);

@@ -3,6 +3,7 @@ import { auditArgs, auditKeys, type AuditActor } from './audit.js';
 import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
 import type { DocumentProjection } from './projection.js';
 import type { Store } from './redis.js';
+import type { Page } from './docs.js';
 
 /** A product's stored fields (the response less what is derived at read time). */
 export interface StoredProduct {
@@ -367,7 +368,7 @@ export class ProductRepository {
   }
 
   /** A page of product ids in (created_at, id) order with the total, for any combination of filters. */
-  async page(tenantId: string, filter: ProductFilter, offset: number, limit: number): Promise<{ ids: string[]; total: number }> {
+  async page(tenantId: string, filter: ProductFilter, { offset, limit }: Page): Promise<{ ids: string[]; total: number }> {
     const sets: string[] = [];
     if (filter.siteId) sets.push(keys.siteProducts(tenantId, filter.siteId));
     if (filter.language) sets.push(keys.productsByLanguage(tenantId, filter.language));

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { ApiKeyRecord, Tenant, User } from '../domain/types.js';
 import { appendAudit, auditArgs, auditKeys, deleteAudited, type AuditActor } from './audit.js';
-import { listDocs, readDoc } from './docs.js';
+import { listDocs, readDoc, type Page } from './docs.js';
 import { keys } from './keys.js';
 import type { Store } from './redis.js';
 
@@ -68,8 +68,8 @@ export class UserRepository {
     return this.redis.hget(keys.userEmails(tenantId), email.toLowerCase());
   }
 
-  list(tenantId: string, offset: number, limit: number) {
-    return listDocs<User>(this.redis, keys.users(tenantId), (id) => keys.user(tenantId, id), offset, limit);
+  list(tenantId: string, page: Page) {
+    return listDocs<User>(this.redis, keys.users(tenantId), (id) => keys.user(tenantId, id), page);
   }
 }
 
