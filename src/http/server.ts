@@ -65,7 +65,8 @@ export class HttpServer {
       routes: this.routes.map((r) => ({ method: r.method, path: r.path, bodyLimit: r.maxBodyBytes ?? JSON_BODY_LIMIT })),
       onRejected: (status, detail, remoteAddress) => {
         this.metrics.observe('-', 'gate', status, 0);
-        this.log.info({ status, detail, remoteAddress }, 'request refused at the gate');
+        // A 5xx from the gate (the app dropped a request) is a bug to look at; the rest is client input.
+        this.log[status >= 500 ? 'error' : 'info']({ status, detail, remoteAddress }, 'request answered by the gate');
       },
       onCrashed: (error) => this.log.error({ err: error }, 'the HTTP gate thread died; starting it again'),
     });
