@@ -61,6 +61,8 @@ export class GateThread {
   /** The gate's graceful close (Gate.close), then the thread ends. */
   async close(graceMs: number): Promise<void> {
     this.closing = true;
+    // A thread that already ended (its restart failed) would never answer nor exit again.
+    if (this.worker.threadId === -1) return;
     const closed = new Promise<void>((resolve) => (this.closed = resolve));
     this.worker.postMessage({ type: 'close', graceMs });
     await Promise.race([closed, new Promise((resolve) => this.worker.once('exit', resolve))]);
