@@ -11,9 +11,7 @@
 //   BENCH_CPU_PROF=<dir> ...                   CPU profiles of the server and worker processes
 //   BENCH_SEARCH_REPLICA=1 ...                 the serve process follows the tenant for search
 //                                              (indexes every product written) during the runs
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
@@ -21,6 +19,8 @@ import { embeddingTexts, type ProductInput } from '../src/domain/products.js';
 import { startEmbeddedRedis } from '../src/store/embeddedRedis.js';
 import { keys } from '../src/store/keys.js';
 import { WORKER_NODE_OPTIONS } from '../workers/index.js';
+import { Api, bulkRun, IN_FLIGHT, type BulkResult, type JobView } from './support/bulkApi.js';
+import { product, titleToken } from './support/catalogue.js';
 import { ChildTarget } from './support/child.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
 import { formatCpu, load, type LoadResult } from './support/load.js';
@@ -31,23 +31,12 @@ const SECONDS = positiveInt('BENCH_SECONDS', 5);
 const WARMUP_SECONDS = 1;
 const PRODUCTS = positiveInt('BENCH_PRODUCTS', 100_000);
 const PER_REQUEST = 10_000; // MAX_BULK_ITEMS
-const IN_FLIGHT = 3; // bulk uploads at once
 const CEILING_PIPELINE = 1_000;
 const CONNECTIONS = 64;
 const EMBED_PRODUCTS = positiveInt('BENCH_EMBED_PRODUCTS', 2_000);
 const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : null;
 const SEARCH_REPLICA = process.env.BENCH_SEARCH_REPLICA === '1';
 const TARGET = { create: 20_000, unchanged: 50_000 };
-
-interface JobView {
-  id: string;
-  status: 'queued' | 'running' | 'completed' | 'failed';
-  total: number;
-  counts: { created: number; updated: number; unchanged: number; failed: number; rejected: number };
-  embedding: { pending: number; done: number; failed: number };
-  created_at: string;
-  finished_at: string | null;
-}
 
 // Start-up, generation, bulk runs, 4 autocannon runs, the embedding runs, and a margin.
 runBench('bench:ingest', (240 + 4 * (SECONDS + WARMUP_SECONDS + 10) + EMBED_PRODUCTS * 0.15 + PRODUCTS * 0.002) * 1000, main);
@@ -246,57 +235,6 @@ async function main(undo: Undo): Promise<number> {
 
 // ---- the runs ------------------------------------------------------------------------------------
 
-interface BulkResult {
-  views: JobView[];
-  /** First byte sent → last job completed. */
-  seconds: number;
-  rate: number;
-  /** First byte sent → last 202 received. */
-  uploadSeconds: number;
-  /** First 202 received → last job completed (the workers write while later requests upload). */
-  writeSeconds: number;
-  cpuSeconds: Record<string, number>;
-}
-
-/** POSTs every body (IN_FLIGHT at once), waits for every job; times from the first byte sent to the last job completed. */
-async function bulkRun(api: Api, path: string, bodies: Buffer[], watched: Record<string, number | undefined>): Promise<BulkResult> {
-  api.fresh();
-  const meter = cpuMeter(watched);
-  const t0 = performance.now();
-  const t0Epoch = performance.timeOrigin + t0;
-  const acceptedAt: number[] = [];
-  const waits: Promise<JobView>[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: IN_FLIGHT }, async () => {
-      while (next < bodies.length) {
-        const body = bodies[next++];
-        const reply = await api.call('POST', path, body, 'application/x-ndjson');
-        if (reply.status !== 202) throw new Error(`bulk POST answered ${reply.status}: ${reply.body.slice(0, 500)}`);
-        acceptedAt.push(performance.now() - t0);
-        const accepted = JSON.parse(reply.body) as { job_id: string; accepted: number; rejected: number };
-        if (accepted.rejected > 0) throw new Error(`bulk POST rejected ${accepted.rejected} items: ${reply.body.slice(0, 500)}`);
-        const wait = api.waitForJob(accepted.job_id);
-        wait.catch(() => undefined); // awaited below, after the uploads; a failure is not unhandled meanwhile
-        waits.push(wait);
-      }
-    }),
-  );
-  const views = await Promise.all(waits);
-  const { seconds: cpuSeconds } = meter();
-  const finished = views.map((v) => (v.finished_at ? Date.parse(v.finished_at) - t0Epoch : NaN));
-  const seconds = Math.max(...finished) / 1000;
-  const total = views.reduce((sum, v) => sum + v.total, 0);
-  return {
-    views,
-    seconds,
-    rate: total / seconds,
-    uploadSeconds: Math.max(...acceptedAt) / 1000,
-    writeSeconds: seconds - Math.min(...acceptedAt) / 1000,
-    cpuSeconds,
-  };
-}
-
 /** One bulk request of `count` products, timed until its embeddings are done (embedding.pending 0). */
 async function embedRun(api: Api, path: string, prefix: string, first: number, count: number, watched: Record<string, number | undefined> = {}) {
   const lines = Array.from({ length: count }, (_, k) => JSON.stringify(product(prefix, first + k)));
@@ -360,122 +298,3 @@ function printLoad(name: string, r: LoadResult): void {
 }
 
 const only = (r: LoadResult, status: number) => r.errors === 0 && Object.keys(r.statuses).every((s) => Number(s) === status);
-
-// ---- the catalogue ---------------------------------------------------------------------------------
-
-const BRANDS = ['Nordkap', 'Alpenglow', 'Velora', 'Brightwater', 'Kestrel', 'Ostara', 'Lumen & Co', 'Tidewell', 'Granite Peak', 'Sorrel'];
-const NOUNS = ['Jacket', 'Backpack', 'Lamp', 'Kettle', 'Headphones', 'Desk Chair', 'Running Shoe', 'Tent', 'Blender', 'Watch', 'Duvet', 'Drill'];
-const ADJECTIVES = ['Lightweight', 'Classic', 'Compact', 'Pro', 'Ultra', 'Everyday', 'Trail', 'Urban', 'Premium', 'Eco'];
-const CATEGORIES = ['Outdoor > Jackets', 'Outdoor > Tents', 'Home > Lighting', 'Home > Kitchen', 'Electronics > Audio', 'Office > Furniture', 'Sports > Running', 'Home > Bedding', 'Tools > Power Tools', 'Accessories > Watches'];
-const COLORS = ['black', 'navy', 'forest green', 'sand', 'graphite', 'red', 'white', 'ochre'];
-const MATERIALS = ['recycled polyester', 'aluminium', 'oak', 'stainless steel', 'organic cotton', 'ABS plastic', 'merino wool'];
-const PHRASES = [
-  'built for daily use', 'tested in harsh conditions', 'with a two-year warranty', 'easy to clean', 'designed in Europe',
-  'made from durable materials', 'a customer favourite', 'with a low-energy design', 'packed in plastic-free packaging', 'ready to use out of the box',
-];
-
-/** Deterministic pseudo-random numbers from an integer seed (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** The word of product `i`'s title that no other product has. */
-const titleToken = (i: number) => `${String.fromCharCode(65 + (i % 26))}${i}`;
-
-/** Product number `i` of a catalogue; the same `i` gives the same texts whatever the prefix of its external_id. */
-function product(prefix: string, i: number): Record<string, unknown> {
-  const r = random(i * 7919 + 17);
-  const pick = <T>(list: readonly T[]) => list[Math.floor(r() * list.length)];
-  const brand = pick(BRANDS);
-  const noun = pick(NOUNS);
-  const title = `${brand} ${pick(ADJECTIVES)} ${noun} ${titleToken(i)}`;
-  const color = pick(COLORS);
-  const material = pick(MATERIALS);
-  let description = `The ${title} in ${color} is ${pick(PHRASES)} and ${pick(PHRASES)}. Made of ${material}, it is ${pick(PHRASES)}.`;
-  while (description.length < 200) description += ` It is ${pick(PHRASES)}.`;
-  const price = 5 + Math.floor(r() * 49_500) / 100;
-  const item: Record<string, unknown> = {
-    external_id: `${prefix}-${i}`,
-    title,
-    description: description.slice(0, 220),
-    brand,
-    category: pick(CATEGORIES),
-    price_current: price.toFixed(2),
-    price_msrp: (price * 1.2).toFixed(2),
-    currency: 'EUR',
-    availability: r() < 0.9 ? 'in_stock' : 'out_of_stock',
-    attributes: { color, material, size: pick(['XS', 'S', 'M', 'L', 'XL', 'one size']), weight_g: 100 + Math.floor(r() * 5000), model: `${noun.slice(0, 3).toUpperCase()}-${i}` },
-    properties: { warranty_years: 1 + Math.floor(r() * 3), origin: pick(['DE', 'IT', 'PT', 'CN', 'VN', 'US']), care: pick(['machine wash 30°C', 'wipe clean', 'do not wash']), season: pick(['all year', 'summer', 'winter']), eco_label: r() < 0.3 },
-    language: 'en',
-  };
-  item.sync_hash = createHash('sha256').update(JSON.stringify(item)).digest('hex');
-  return item;
-}
-
-// ---- HTTP client ------------------------------------------------------------------------------------
-
-class Api {
-  private uploads = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
-  private others = new Agent({ keepAlive: true });
-
-  constructor(
-    private readonly port: number,
-    readonly host: string,
-    private readonly key: string,
-  ) {}
-
-  call(method: 'GET' | 'POST', path: string, body?: Buffer, contentType?: string): Promise<{ status: number; body: string }> {
-    return new Promise((resolvePromise, reject) => {
-      const req = httpRequest(
-        {
-          host: HOST, port: this.port, method, path, agent: body ? this.uploads : this.others,
-          headers: {
-            host: this.host, authorization: `Bearer ${this.key}`,
-            ...(body ? { 'content-type': contentType ?? 'application/json', 'content-length': String(body.length) } : {}),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', reject);
-        },
-      );
-      req.setTimeout(120_000, () => req.destroy(new Error(`${method} ${path}: no answer in 120 s`)));
-      req.on('error', reject);
-      req.end(body);
-    });
-  }
-
-  /** The job once it is completed or failed (GET …?wait=true answers after at most 60 s: asks again). */
-  async waitForJob(jobId: string): Promise<JobView> {
-    for (;;) {
-      const reply = await this.call('GET', `/api/knowledge/jobs/${jobId}?wait=true`);
-      if (reply.status !== 200) throw new Error(`GET job ${jobId} answered ${reply.status}: ${reply.body.slice(0, 500)}`);
-      const view = JSON.parse(reply.body) as JobView;
-      if (view.status === 'completed' || view.status === 'failed') return view;
-    }
-  }
-
-  /**
-   * New connections for the next run: uWS closes a keep-alive connection after 10 s idle, and a
-   * request sent on one it is closing fails.
-   */
-  fresh(): void {
-    this.close();
-    this.uploads = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
-    this.others = new Agent({ keepAlive: true });
-  }
-
-  close(): void {
-    this.uploads.destroy();
-    this.others.destroy();
-  }
-}

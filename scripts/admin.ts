@@ -7,7 +7,7 @@ import { SCOPES } from '../src/domain/scopes.js';
 import { validate } from '../src/schemas/validate.js';
 import { TenantSettingsUpdate } from '../src/schemas/tenants.js';
 import { ApiKeyCreate, UserCreate } from '../src/schemas/users.js';
-import { connectRedis, type Store } from '../src/store/redis.js';
+import { connectRedis, type RedisAt, type Store } from '../src/store/redis.js';
 import { WHOLE } from '../src/store/docs.js';
 
 export const ADMIN_USAGE = `usage: kcs admin <resource> <action> [options]
@@ -26,7 +26,7 @@ export const ADMIN_USAGE = `usage: kcs admin <resource> <action> [options]
 Connects to REDIS_URL, or to the embedded server of KCS_DATA_DIR (started for the command if not running).`;
 
 export interface AdminConnection {
-  url: string;
+  redis: RedisAt;
   /** The services as the deployment's serve processes build them (the same search projection). */
   createServices: (redis: Store) => Promise<Services>;
   stop: () => Promise<void>;
@@ -71,7 +71,7 @@ export async function runAdmin(argv: string[], connect: () => Promise<AdminConne
   }
 
   const connection = await connect();
-  const redis = connectRedis(connection.url, { connectionName: 'kcs-admin' });
+  const redis = connectRedis(connection.redis, { connectionName: 'kcs-admin' });
   await redis.connect();
   const services = await connection.createServices(redis);
   const need = (name: keyof typeof values): string => {

@@ -31,16 +31,19 @@ import { SiteService } from './domain/sites.js';
 import { TenantService, UserService } from './domain/tenants.js';
 import { preflightRoutes } from './http/cors.js';
 import { requestPipeline } from './http/pipeline.js';
+import type { WriteConfirmation } from './domain/writeConfirmation.js';
 import { HttpMetrics } from './http/metrics.js';
 import type { Route } from './http/route.js';
 import { HttpServer } from './http/server.js';
 import type { Logger } from './log.js';
 import { EmbedQueue, noEmbedding, noEntryEmbedding } from './queue/embed.js';
 import { IngestQueue } from './queue/ingest.js';
-import { producerConnection } from './queue/connection.js';
+import { producerConnection, QUEUE_PREFIX } from './queue/connection.js';
 import { MaintenanceQueue } from './queue/maintenance.js';
 import { CategoryRepository } from './store/categories.js';
-import { connectRedis, isUnavailable, type Store } from './store/redis.js';
+import { connectRedis, isUnavailable, type RedisAt, type RedisClient, type Store } from './store/redis.js';
+import { keys } from './store/keys.js';
+import { ReplicaAck } from './store/replicaAck.js';
 import { JobRepository } from './store/jobs.js';
 import { EntryRepository } from './store/knowledge.js';
 import { AuditRepository } from './store/audit.js';
@@ -106,8 +109,8 @@ export interface Queues {
 }
 
 /** The queues of one process on one connection; `close` closes them and the connection. */
-export function openQueues(redisUrl: string, config: Config): Queues & { close(): Promise<void> } {
-  const connection = producerConnection(redisUrl);
+export function openQueues(redis: RedisAt, config: Config): Queues & { connection: RedisClient; close(): Promise<void> } {
+  const connection = producerConnection(redis);
   const queues = {
     maintenance: new MaintenanceQueue(connection),
     embed: config.embedding.provider === 'none' ? null : new EmbedQueue(connection),
@@ -115,9 +118,32 @@ export function openQueues(redisUrl: string, config: Config): Queues & { close()
   };
   return {
     ...queues,
+    connection,
     async close() {
       await Promise.all([queues.maintenance.close(), queues.embed?.close(), queues.ingest.close()]);
       connection.disconnect();
+    },
+  };
+}
+
+/**
+ * With KCS_WAIT_REPLICAS > 0 (the default on a cluster): a tenant's writes are confirmed by the
+ * replicas of its master, and the jobs they sent by those of the queues' master, each over the
+ * connection that wrote them, before they are answered. Null when off.
+ */
+export function writeConfirmation(config: Config, redis: Store, queueConnection: RedisClient, log: Logger): WriteConfirmation | null {
+  const options = {
+    replicas: config.writeReplicas.count,
+    timeoutMs: config.writeReplicas.timeoutMs,
+    onShortfall: (event: object) => log.warn(event, 'a write was not confirmed by the replicas in time; answered anyway'),
+  };
+  if (options.replicas === 0) return null;
+  const documents = new ReplicaAck(redis, options);
+  const jobs = new ReplicaAck(queueConnection, options);
+  const queueKey = `${QUEUE_PREFIX}:meta`;
+  return {
+    confirm: async (tenantId) => {
+      await Promise.all([documents.confirm(keys.tenant(tenantId)), jobs.confirm(queueKey)]);
     },
   };
 }
@@ -128,10 +154,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, redisUrl: string, log: Logger): Promise<RunningServer> {
-  const redis = connectRedis(redisUrl, {}, (err) => log.warn({ err: err.message }, 'redis connection error'));
+export async function startServer(config: Config, redisAt: RedisAt, log: Logger): Promise<RunningServer> {
+  const redis = connectRedis(redisAt, {}, (err) => log.warn({ err: err.message }, 'redis connection error'));
   await redis.connect();
-  const queues = openQueues(redisUrl, config);
+  const queues = openQueues(redisAt, config);
   const embedder = createEmbedder(config.embedding);
   const engineKind = await resolveSearchEngine(redis, config.searchEngine);
   const writes = searchWrites(engineKind, redis, indexOptionsOf(embedder));
@@ -187,7 +213,8 @@ export async function startServer(config: Config, redisUrl: string, log: Logger)
   ];
   routes.push(...preflightRoutes(routes));
 
-  const server = new HttpServer({ routes, dispatch: requestPipeline(guard), log, metrics, unavailable: isUnavailable });
+  const dispatch = requestPipeline(guard, writeConfirmation(config, redis, queues.connection, log));
+  const server = new HttpServer({ routes, dispatch, log, metrics, unavailable: isUnavailable });
   const port = await server.listen(config.host, config.port);
   log.info({ host: config.host, port }, 'listening');
 

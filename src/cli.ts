@@ -10,12 +10,13 @@ import { createLogger, type Logger } from './log.js';
 import { createEmbedder } from './embed/index.js';
 import { indexOptionsOf, resolveSearchEngine, searchWrites } from './search/index.js';
 import { RedisServerMissingError, runningEmbeddedRedis, startEmbeddedRedis, type EmbeddedRedis } from './store/embeddedRedis.js';
-import type { Store } from './store/redis.js';
+import { describeTarget, redisEnv, type RedisAt, type Store } from './store/redis.js';
 
 const USAGE = `usage: kcs <command>
-  start     serve + worker for one machine (embedded redis-server unless REDIS_URL is set)
+  start     serve + worker for one machine (embedded redis-server unless REDIS_URL or
+            REDIS_CLUSTER_NODES is set)
   serve     the HTTP API
-  worker    the BullMQ workers (needs REDIS_URL, or a running embedded server)
+  worker    the BullMQ workers (needs REDIS_URL, REDIS_CLUSTER_NODES, or a running embedded server)
   admin     tenants, users, API keys and OAuth clients: kcs admin --help`;
 
 /**
@@ -42,20 +43,29 @@ function onShutdown(log: Logger, graceMs: number, steps: (() => Promise<void>)[]
   if (process.send && !process.connected) void stop('parent gone');
 }
 
-/** REDIS_URL, or the embedded server: started here when `start` is true, else one already running. */
-async function redisFor(config: Config, log: Logger, start: boolean): Promise<{ url: string; embedded: EmbeddedRedis | null }> {
-  if (config.redisUrl) return { url: config.redisUrl, embedded: null };
+/**
+ * REDIS_URL or REDIS_CLUSTER_NODES, or the embedded server: started here when `start` is true,
+ * else one already running.
+ */
+async function redisFor(config: Config, log: Logger, start: boolean): Promise<{ redis: RedisAt; embedded: EmbeddedRedis | null }> {
+  if (config.redis) {
+    log.info({ redis: describeTarget(config.redis) }, 'using redis');
+    return { redis: config.redis, embedded: null };
+  }
   if (!start) {
     const url = await runningEmbeddedRedis(config.dataDir);
-    if (url) return { url, embedded: null };
+    if (url) return { redis: url, embedded: null };
     throw new Error(`REDIS_URL is not set and no embedded redis-server runs on ${config.dataDir}; run \`npm start\` or set REDIS_URL`);
   }
   const embedded = await startEmbeddedRedis(config.dataDir, {
     onExit: (exit) => log.error(exit, 'embedded redis-server exited; starting it again'),
   });
   log.info({ url: embedded.url, dir: `${config.dataDir}/redis` }, 'embedded redis-server started');
-  return { url: embedded.url, embedded };
+  return { redis: embedded.url, embedded };
 }
+
+/** The environment without its Redis settings, so that the ones given to a child are the only ones. */
+const withoutRedisTarget = ({ REDIS_URL: _url, REDIS_CLUSTER_NODES: _nodes, ...env }: NodeJS.ProcessEnv): NodeJS.ProcessEnv => env;
 
 async function serve(config: Config, withWorker: boolean): Promise<void> {
   const log = createLogger(config.logLevel, 'kcs');
@@ -85,7 +95,7 @@ async function serve(config: Config, withWorker: boolean): Promise<void> {
   const redis = await redisFor(config, log, true);
   embedded = redis.embedded;
   try {
-    server = await startServer(config, redis.url, log);
+    server = await startServer(config, redis.redis, log);
   } catch (error) {
     // Nothing else stops the embedded server on a failed start (a port in use): it would outlive us.
     await embedded?.stop();
@@ -99,7 +109,7 @@ async function serve(config: Config, withWorker: boolean): Promise<void> {
       if (stopping) return;
       const child = fork(fileURLToPath(import.meta.url), ['worker'], {
         execArgv: [...process.execArgv, ...WORKER_NODE_OPTIONS],
-        env: { ...process.env, REDIS_URL: redis.url, KCS_WORKER_QUEUES: queues },
+        env: { ...withoutRedisTarget(process.env), ...redisEnv(redis.redis), KCS_WORKER_QUEUES: queues },
       });
       workers.add(child);
       child.on('exit', (code) => {
@@ -130,8 +140,8 @@ async function worker(config: Config): Promise<void> {
   const log = createLogger(config.logLevel, 'kcs-worker');
   let running: RunningWorkers | null = null;
   onShutdown(log, config.shutdownGraceMs, [async () => running?.close()]);
-  const { url } = await redisFor(config, log, false);
-  running = await startWorkers(config, url, log);
+  const { redis } = await redisFor(config, log, false);
+  running = await startWorkers(config, redis, log);
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -140,12 +150,12 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = await runAdmin(rest, async () => {
       const config = loadConfig();
       const log = createLogger('warn', 'kcs-admin');
-      const { url, embedded } = config.redisUrl || (await runningEmbeddedRedis(config.dataDir))
+      const { redis, embedded } = config.redis || (await runningEmbeddedRedis(config.dataDir))
         ? await redisFor(config, log, false)
         : await redisFor(config, log, true);
       const services = async (redis: Store) =>
         createServices(redis, { search: searchWrites(await resolveSearchEngine(redis, config.searchEngine), redis, indexOptionsOf(createEmbedder(config.embedding))) });
-      return { url, createServices: services, stop: async () => embedded?.stop() };
+      return { redis, createServices: services, stop: async () => embedded?.stop() };
     });
     return;
   }

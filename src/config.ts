@@ -2,11 +2,21 @@
 // Every bad value is reported with its own readable line, then the process exits.
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
+/**
+ * Where the data lives: one Redis server (REDIS_URL), or a Redis Cluster reached through seed
+ * nodes (REDIS_CLUSTER_NODES); TLS and credentials apply to every node of the cluster.
+ */
+export type RedisTarget =
+  | { kind: 'server'; url: string }
+  | { kind: 'cluster'; nodes: { host: string; port: number }[]; tls: boolean; username?: string; password?: string };
+
 export interface Config {
   port: number;
   host: string;
   /** null: start the embedded private redis-server (see store/embeddedRedis.ts). */
-  redisUrl: string | null;
+  redis: RedisTarget | null;
+  /** Replicas that must have a write before it is answered (WAIT), and how long to wait for them. */
+  writeReplicas: { count: number; timeoutMs: number };
   baseDomain: string;
   /** Scheme used in URLs the service hands out (issuer, resource metadata). */
   publicScheme: 'http' | 'https';
@@ -96,16 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     return fallback;
   };
 
-  let redisUrl: string | null = env.REDIS_URL || null;
-  if (redisUrl !== null) {
-    try {
-      const url = new URL(redisUrl);
-      if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error('scheme');
-    } catch {
-      problems.push(`REDIS_URL=${JSON.stringify(redisUrl)} must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379/0`);
-      redisUrl = null;
-    }
-  }
+  const redis = redisTargetOf(env, problems);
 
   const host = env.HOST || '127.0.0.1';
   if (!/^[A-Za-z0-9.:-]+$/.test(host)) problems.push(`HOST=${JSON.stringify(host)} must be an IP address or host name`);
@@ -139,7 +140,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config: Config = {
     port: int('PORT', 8080, 0, 65535),
     host,
-    redisUrl,
+    redis,
+    // On a cluster every master is expected to have a replica; one server has none by default.
+    writeReplicas: { count: int('KCS_WAIT_REPLICAS', redis?.kind === 'cluster' ? 1 : 0, 0, 16), timeoutMs: int('KCS_WAIT_TIMEOUT_MS', 1000, 1, 60_000) },
     baseDomain,
     publicScheme: oneOf('KCS_PUBLIC_SCHEME', 'http', ['http', 'https'] as const),
     logLevel: oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
@@ -163,4 +166,54 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+const redisUrlOf = (raw: string): URL | null => {
+  try {
+    const url = new URL(raw);
+    return url.protocol === 'redis:' || url.protocol === 'rediss:' ? url : null;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * REDIS_URL, or REDIS_CLUSTER_NODES: seed nodes as `host:port` or as redis:// / rediss:// URLs;
+ * the first URL's scheme and credentials (rediss://user:secret@host:port) apply to every node.
+ */
+function redisTargetOf(env: NodeJS.ProcessEnv, problems: string[]): RedisTarget | null {
+  const single = env.REDIS_URL || '';
+  const seeds = env.REDIS_CLUSTER_NODES || '';
+  if (single && seeds) {
+    problems.push('REDIS_URL and REDIS_CLUSTER_NODES are both set; set one (REDIS_CLUSTER_NODES for a Redis Cluster)');
+    return null;
+  }
+  if (single) {
+    if (redisUrlOf(single)) return { kind: 'server', url: single };
+    problems.push(`REDIS_URL=${JSON.stringify(single)} must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379/0`);
+    return null;
+  }
+  if (!seeds) return null;
+  const target: RedisTarget & { kind: 'cluster' } = { kind: 'cluster', nodes: [], tls: false };
+  let credentialsFrom: URL | null = null;
+  for (const seed of seeds.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const url = redisUrlOf(seed.includes('://') ? seed : `redis://${seed}`);
+    const port = Number(url?.port);
+    if (!url || !url.hostname || !Number.isInteger(port) || port < 1 || port > 65535 || (url.pathname !== '' && url.pathname !== '/')) {
+      problems.push(`REDIS_CLUSTER_NODES has ${JSON.stringify(seed)}: each seed node must be host:port or redis[s]://[user:password@]host:port`);
+      continue;
+    }
+    target.nodes.push({ host: url.hostname.replace(/^\[|\]$/g, ''), port });
+    if (!credentialsFrom && seed.includes('://')) credentialsFrom = url;
+  }
+  if (target.nodes.length === 0) {
+    if (problems.length === 0) problems.push('REDIS_CLUSTER_NODES names no node; give host:port[,host:port...]');
+    return null;
+  }
+  if (credentialsFrom) {
+    target.tls = credentialsFrom.protocol === 'rediss:';
+    if (credentialsFrom.username) target.username = decodeURIComponent(credentialsFrom.username);
+    if (credentialsFrom.password) target.password = decodeURIComponent(credentialsFrom.password);
+  }
+  return target;
 }

@@ -1,7 +1,7 @@
 // BullMQ entry point of the `embed` queue: vectors for each text of a product or knowledge entry,
 // batched across jobs, served from the content-addressed cache where the same text was embedded before.
 import { WaitingError, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/store/redis.js';
 import { productTexts as textsOf } from '../src/domain/products.js';
 import { BatcherClosedError, MicroBatcher } from '../src/embed/batcher.js';
 import type { Embedder } from '../src/embed/embedder.js';
@@ -18,7 +18,7 @@ const VECTOR_NAMES = {
 } as const;
 
 export function embedWorker(
-  connection: Redis, embedder: Embedder, vectors: VectorRepository, jobs: JobRepository, batchSize: number, log: Logger,
+  connection: RedisClient, embedder: Embedder, vectors: VectorRepository, jobs: JobRepository, batchSize: number, log: Logger,
 ): Worker<EmbedJob> {
   const batcher = new MicroBatcher(embedder, batchSize);
 

@@ -1,6 +1,6 @@
 // `kcs worker`: every BullMQ worker of the service in one process.
 import type { Worker } from 'bullmq';
-import { createServices, openQueues } from '../src/app.js';
+import { createServices, openQueues, writeConfirmation } from '../src/app.js';
 import type { Config } from '../src/config.js';
 import { createEmbedder } from '../src/embed/index.js';
 import type { Logger } from '../src/log.js';
@@ -8,7 +8,7 @@ import { queueConnection } from '../src/queue/connection.js';
 import { ProductRepository } from '../src/store/products.js';
 import { ProjectionBackfill } from '../src/store/projectionBackfill.js';
 import { indexOptionsOf, resolveSearchEngine, searchWrites } from '../src/search/index.js';
-import { connectRedis } from '../src/store/redis.js';
+import { connectRedis, type RedisAt } from '../src/store/redis.js';
 import { VectorRepository } from '../src/store/vectors.js';
 import { embedWorker } from './embed.js';
 import { ingestWorker } from './ingest.js';
@@ -26,18 +26,18 @@ export interface RunningWorkers {
   close(): Promise<void>;
 }
 
-export async function startWorkers(config: Config, redisUrl: string, log: Logger): Promise<RunningWorkers> {
-  const redis = connectRedis(redisUrl, { connectionName: 'kcs-worker' });
+export async function startWorkers(config: Config, redisAt: RedisAt, log: Logger): Promise<RunningWorkers> {
+  const redis = connectRedis(redisAt, { connectionName: 'kcs-worker' });
   await redis.connect();
   // Ingest schedules embeddings: the worker process sends jobs as well as taking them.
-  const queues = openQueues(redisUrl, config);
+  const queues = openQueues(redisAt, config);
   // Documents written here carry the projection of the engine that serves search on this server.
   const embedder = createEmbedder(config.embedding);
   const search = searchWrites(await resolveSearchEngine(redis, config.searchEngine), redis, indexOptionsOf(embedder));
   const { projection } = search;
   const services = createServices(redis, { queues, search });
   // BullMQ leaves a connection it was handed open on close: we own it and close it.
-  const connection = queueConnection(redisUrl);
+  const connection = queueConnection(redisAt);
   const wanted = new Set(config.workerQueues);
   const workers: Worker[] = [];
   if (wanted.has('maintenance')) {
@@ -45,7 +45,10 @@ export async function startWorkers(config: Config, redisUrl: string, log: Logger
     workers.push(maintenanceWorker(connection, { products: new ProductRepository(redis, projection), backfill, concurrency: config.workerConcurrency, log }));
   }
   if (wanted.has('ingest')) {
-    workers.push(ingestWorker(connection, services.ingest, services.jobs, config.workerConcurrency, log, config.ingestLockMs));
+    workers.push(ingestWorker(connection, {
+      ingest: services.ingest, jobs: services.jobs, concurrency: config.workerConcurrency, log, lockMs: config.ingestLockMs,
+      writes: writeConfirmation(config, redis, queues.connection, log),
+    }));
   }
   if (embedder && wanted.has('embed')) {
     workers.push(embedWorker(connection, embedder, new VectorRepository(redis), services.jobs, config.embedding.batchSize, log));

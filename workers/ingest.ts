@@ -1,23 +1,38 @@
 // BullMQ entry point of the `ingest` queue: writes the accepted items of a bulk request.
 import { Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/store/redis.js';
 import type { IngestService } from '../src/domain/ingest.js';
+import type { WriteConfirmation } from '../src/domain/writeConfirmation.js';
 import type { Logger } from '../src/log.js';
 import { INGEST_QUEUE, type IngestJob } from '../src/queue/ingest.js';
 import { QUEUE_PREFIX } from '../src/queue/connection.js';
 import type { JobRepository } from '../src/store/jobs.js';
 
-/**
- * `lockMs`: the job's lock, renewed every lockMs/2 while it runs. When the worker dies the lock
- * expires and a stalled check (every lockMs/2, at most BullMQ's default 30 s) of a live worker
- * hands the job to another: it resumes with the items not yet stored.
- */
-export function ingestWorker(connection: Redis, ingest: IngestService, jobs: JobRepository, concurrency: number, log: Logger, lockMs = 60_000): Worker<IngestJob> {
+export interface IngestWorkerOptions {
+  ingest: IngestService;
+  jobs: JobRepository;
+  concurrency: number;
+  log: Logger;
+  /**
+   * The job's lock, renewed every lockMs/2 while it runs. When the worker dies the lock expires and
+   * a stalled check (every lockMs/2, at most BullMQ's default 30 s) of a live worker hands the job
+   * to another: it resumes with the items not yet stored.
+   */
+  lockMs?: number;
+  /** Replicas confirm the import's writes before BullMQ records the job done (a cluster's default). */
+  writes?: WriteConfirmation | null;
+}
+
+export function ingestWorker(connection: RedisClient, options: IngestWorkerOptions): Worker<IngestJob> {
+  const { ingest, jobs, concurrency, log, lockMs = 60_000, writes } = options;
   const worker = new Worker<IngestJob>(
     INGEST_QUEUE,
     async (job: Job<IngestJob>) => {
       const started = performance.now();
       await ingest.run(job.data.tenantId, job.data.jobId);
+      // Else a master lost after the job is marked completed (on the queues' master) could take
+      // the job's last writes with it (on the tenant's master), and nothing would redo them.
+      await writes?.confirm(job.data.tenantId);
       log.info({ job: job.data.jobId, tenant: job.data.tenantId, ms: Math.round(performance.now() - started) }, 'bulk import stored');
     },
     // A long import must not be taken for stalled while it runs; it renews its lock meanwhile.

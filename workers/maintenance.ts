@@ -1,7 +1,7 @@
 // BullMQ entry point of the `maintenance` queue.
 import { Worker, type Job } from 'bullmq';
 import type { Logger } from '../src/log.js';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/store/redis.js';
 import { QUEUE_PREFIX } from '../src/queue/connection.js';
 import { MAINTENANCE_QUEUE, type MaintenanceJob } from '../src/queue/maintenance.js';
 import type { ProductRepository } from '../src/store/products.js';
@@ -15,7 +15,7 @@ export interface MaintenanceWorkerOptions {
   log: Logger;
 }
 
-export function maintenanceWorker(connection: Redis, { products, backfill, concurrency, log }: MaintenanceWorkerOptions): Worker<MaintenanceJob> {
+export function maintenanceWorker(connection: RedisClient, { products, backfill, concurrency, log }: MaintenanceWorkerOptions): Worker<MaintenanceJob> {
   const worker = new Worker<MaintenanceJob>(
     MAINTENANCE_QUEUE,
     async (job: Job<MaintenanceJob>) => {

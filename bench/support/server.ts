@@ -1,6 +1,6 @@
 // Benchmark child: a kcs server on a free loopback port against the parent's private Redis,
 // with a tenant 'bench', its user, an all-scopes API key and one site.
-// Env: BENCH_REDIS_URL, BENCH_DATA_DIR, KCS_EMBEDDER (optional, kcs's default when unset).
+// Env: BENCH_REDIS_URL or BENCH_REDIS_CLUSTER_NODES, BENCH_DATA_DIR, KCS_WAIT_REPLICAS (optional), KCS_EMBEDDER (optional, kcs's default when unset).
 // Ready message: { port, key, siteId, tenant, tenantId }.
 import { startServer } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -9,12 +9,14 @@ import { createLogger } from '../../src/log.js';
 import { runChild } from './child.js';
 
 runChild(async () => {
-  const redisUrl = process.env.BENCH_REDIS_URL;
   const dataDir = process.env.BENCH_DATA_DIR;
-  if (!redisUrl || !dataDir) throw new Error('BENCH_REDIS_URL and BENCH_DATA_DIR are required');
+  const env = process.env;
+  if (!(env.BENCH_REDIS_URL || env.BENCH_REDIS_CLUSTER_NODES) || !dataDir) throw new Error('BENCH_REDIS_URL or BENCH_REDIS_CLUSTER_NODES, and BENCH_DATA_DIR are required');
 
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', KCS_DATA_DIR: dataDir, KCS_EMBEDDER: process.env.KCS_EMBEDDER });
-  const server = await startServer(config, redisUrl, createLogger(config.logLevel, 'kcs-bench'));
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', KCS_DATA_DIR: dataDir, KCS_EMBEDDER: env.KCS_EMBEDDER,
+    REDIS_URL: env.BENCH_REDIS_URL, REDIS_CLUSTER_NODES: env.BENCH_REDIS_CLUSTER_NODES, KCS_WAIT_REPLICAS: env.KCS_WAIT_REPLICAS,
+  });
+  const server = await startServer(config, config.redis!, createLogger(config.logLevel, 'kcs-bench'));
   try {
     const { tenants, users, apiKeys, sites } = server.services;
     const tenant = await tenants.create('bench', 'Benchmark tenant');

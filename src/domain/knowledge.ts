@@ -249,16 +249,15 @@ export class KnowledgeService {
     const embed = !previous || previous.thash !== thash;
     const embeddingStatus = embed ? this.embedding.initialStatus : previous!.embeddingStatus;
     const result = await this.repo.write({ tenantId, doc, previous, texts, thash, embeddingStatus, actor: caller });
-    if (result.kind === 'no_category') throw InvalidError.at(['body', 'category_id'], 'Category not found');
-    if (result.kind === 'stale') {
+    if (result.kind !== 'ok') {
+      if (result.kind === 'no_category') throw InvalidError.at(['body', 'category_id'], 'Category not found');
       if (!previous) throw new ConflictError('The entry id is taken; retry');
       throw new StaleWrite();
     }
     if (embed && this.embedding.initialStatus === 'pending') await this.embedding.schedule(tenantId, [{ entryId: doc.id, thash }]);
     await this.refreshSearch(tenantId, [{ kind: 'entry', id: doc.id }]);
-    const stored = await this.repo.get(tenantId, doc.id);
-    if (!stored) throw new NotFoundError('Knowledge entry not found');
-    return toView(stored);
+    // The entry as this write left it (a read now could see a later write's version).
+    return toView({ doc, version: result.version, embeddingStatus, embeddingModel: previous?.embeddingModel ?? null, thash });
   }
 }
 

@@ -2,6 +2,7 @@
 // the route's `auth` asks, its input parsed against its schemas (422), then its handler.
 import type { Scope } from '../domain/scopes.js';
 import type { Principal, Tenant } from '../domain/types.js';
+import type { WriteConfirmation } from '../domain/writeConfirmation.js';
 import { parseInput } from './input.js';
 import type { IncomingRequest, RouteContext } from './route.js';
 import type { Dispatch } from './server.js';
@@ -12,7 +13,9 @@ export interface Gatekeeper {
   authenticate(tenant: Tenant, req: IncomingRequest, required: Scope[]): Promise<Principal>;
 }
 
-export function requestPipeline(gatekeeper: Gatekeeper): Dispatch {
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function requestPipeline(gatekeeper: Gatekeeper, writes: WriteConfirmation | null = null): Dispatch {
   return async (route, params, req) => {
     const ctx = { req } as RouteContext<unknown, unknown, unknown>;
     if (route.auth !== 'none') {
@@ -20,6 +23,9 @@ export function requestPipeline(gatekeeper: Gatekeeper): Dispatch {
       if (route.auth !== 'tenant') ctx.principal = await gatekeeper.authenticate(ctx.tenant, req, route.auth.scopes);
     }
     Object.assign(ctx, parseInput(route, params, req));
-    return route.handler(ctx as never);
+    const reply = await route.handler(ctx as never);
+    // A success of a method that may write is answered once the tenant's replicas have its writes.
+    if (writes && ctx.tenant && !READ_METHODS.has(route.method) && reply.status < 300) await writes.confirm(ctx.tenant.id);
+    return reply;
   };
 }

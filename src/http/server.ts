@@ -156,7 +156,8 @@ export class HttpServer {
       };
       this.dispatch(match.route, match.params, req).then(send, (error: unknown) => {
         const reply = errorReply(error, this.unavailable);
-        if (reply.status >= 500) this.log.error({ err: error, reqId: requestId, route: routeLabel }, 'unhandled error');
+        if (reply.status === 503) this.log.warn({ err: (error as Error).message, reqId: requestId, route: routeLabel }, 'data store unavailable');
+        else if (reply.status >= 500) this.log.error({ err: error, reqId: requestId, route: routeLabel }, 'unhandled error');
         send(reply);
       });
     };

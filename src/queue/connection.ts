@@ -1,13 +1,13 @@
 // What every BullMQ queue of kcs shares: the connection settings and the key prefix.
 import { Queue, type DefaultJobOptions } from 'bullmq';
-import { Redis } from 'ioredis';
+import { openClient, type RedisAt, type RedisClient } from '../store/redis.js';
 
 /** One hash tag for all queue keys, so BullMQ's multi-key scripts also work on a Redis Cluster. */
 export const QUEUE_PREFIX = '{kcs:q}';
 
 /** BullMQ workers' connections must not give up on a command (their blocking reads rely on it). */
-export function queueConnection(redisUrl: string): Redis {
-  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null, connectionName: 'kcs-queue' });
+export function queueConnection(at: RedisAt): RedisClient {
+  const connection = openClient(at, { maxRetriesPerRequest: null, connectionName: 'kcs-queue' });
   connection.on('error', () => undefined); // reconnects by itself; the app's own client reports outages
   return connection;
 }
@@ -16,13 +16,13 @@ export function queueConnection(redisUrl: string): Redis {
  * The connection that adds jobs: like the app's client (store/redis.ts) it fails at once while
  * Redis is unreachable, so a request that schedules work answers 503 instead of waiting for Redis.
  */
-export function producerConnection(redisUrl: string): Redis {
-  const connection = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectionName: 'kcs-producer' });
+export function producerConnection(at: RedisAt): RedisClient {
+  const connection = openClient(at, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectionName: 'kcs-producer' });
   connection.on('error', () => undefined);
   return connection;
 }
 
-export function newQueue<T>(name: string, connection: Redis, defaultJobOptions: DefaultJobOptions): Queue<T> {
+export function newQueue<T>(name: string, connection: RedisClient, defaultJobOptions: DefaultJobOptions): Queue<T> {
   const queue = new Queue<T>(name, { connection, prefix: QUEUE_PREFIX, defaultJobOptions });
   // Without a listener BullMQ prints each connection error to stderr; a failed add reaches its caller.
   queue.on('error', () => undefined);

@@ -1,7 +1,7 @@
 // The `embed` BullMQ queue: one job per product or knowledge entry whose texts changed,
 // deduplicated by text hash.
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../store/redis.js';
 import type { EntryEmbeddingScheduler } from '../domain/knowledge.js';
 import type { EmbeddingScheduler } from '../domain/products.js';
 import { newQueue } from './connection.js';
@@ -28,7 +28,7 @@ export class EmbedQueue implements EmbeddingScheduler, EntryEmbeddingScheduler {
 
   // Finished jobs are removed, failed ones too (the document's embedding_status records the
   // failure): a job id only dedupes pending work, so the same text can be scheduled again later.
-  constructor(connection: Redis) {
+  constructor(connection: RedisClient) {
     this.queue = newQueue<EmbedJob>(EMBED_QUEUE, connection, { attempts: EMBED_ATTEMPTS, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: true });
   }
 

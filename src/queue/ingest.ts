@@ -1,6 +1,6 @@
 // The `ingest` BullMQ queue: one job per accepted bulk request.
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../store/redis.js';
 import { newQueue } from './connection.js';
 
 export const INGEST_QUEUE = 'ingest';
@@ -12,7 +12,7 @@ export interface IngestJob {
 export class IngestQueue {
   private readonly queue: Queue<IngestJob>;
 
-  constructor(connection: Redis) {
+  constructor(connection: RedisClient) {
     this.queue = newQueue<IngestJob>(INGEST_QUEUE, connection, { attempts: 10, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: 1000, removeOnFail: 5000 });
   }
 

@@ -1,6 +1,6 @@
 // The `maintenance` BullMQ queue: background work that follows a write (e.g. purging a deleted site).
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../store/redis.js';
 import { newQueue } from './connection.js';
 
 export const MAINTENANCE_QUEUE = 'maintenance';
@@ -13,7 +13,7 @@ export type MaintenanceJob =
 export class MaintenanceQueue {
   private readonly queue: Queue<MaintenanceJob>;
 
-  constructor(connection: Redis) {
+  constructor(connection: RedisClient) {
     this.queue = newQueue<MaintenanceJob>(MAINTENANCE_QUEUE, connection, {
       attempts: 8, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: 1000, removeOnFail: 5000,
     });

@@ -2,6 +2,7 @@
 // a tenant is first searched), then the tenant change streams. Each batch of changed documents is
 // read in its current state and handed to the engine's sink, so applying a change twice is
 // harmless and the order of stream entries within a batch does not matter.
+import { Cluster } from 'ioredis';
 import type { Logger } from '../log.js';
 import { keys } from '../store/keys.js';
 import { allEntryIds, type StoredEntry } from '../store/knowledge.js';
@@ -37,6 +38,11 @@ const LOAD_BATCH = 500;
 /** How long one blocking read of the change streams waits: bounds how late a new tenant joins the tail. */
 const TAIL_BLOCK_MS = 250;
 const TAIL_COUNT = 1000;
+/** On a cluster (reads without blocking): the pause after a read that found changes, growing to TAIL_BLOCK_MS while none come. */
+const CLUSTER_POLL_MIN_MS = 20;
+
+/** An XREAD reply: per stream, its entries (id, flat field/value list). */
+type StreamReply = [string, [string, string[]][]][];
 
 /** A tenant being followed: the stream position applied so far, and what refresh applied ahead of it. */
 interface TenantState {
@@ -51,6 +57,8 @@ export class ChangeFollower {
   /** Hash fields read per kind: the document, (products) the parent external_id, the vectors of the model, rev. */
   private readonly fields: Record<DocumentRef['kind'], string[]>;
   private tailer: Store | null = null;
+  /** Cluster: the current pause between reads. */
+  private pollMs = CLUSTER_POLL_MIN_MS;
   private closed = false;
   private tailing: Promise<void> | null = null;
 
@@ -75,9 +83,12 @@ export class ChangeFollower {
       progress.tenantsLoaded++;
       onProgress?.(progress);
     }
-    this.tailer = this.redis.duplicate() as Store;
-    // Connected before its first read: like the app's client it refuses commands until ready.
-    await this.tailer.connect();
+    if (!(this.redis instanceof Cluster)) {
+      // Blocking reads get a connection of their own, connected before its first read: like the
+      // app's client it refuses commands until ready.
+      this.tailer = (this.redis as Exclude<Store, Cluster>).duplicate() as Store;
+      await this.tailer.connect();
+    }
     this.tailing = this.tail();
   }
 
@@ -199,19 +210,16 @@ export class ChangeFollower {
         await new Promise((r) => setTimeout(r, TAIL_BLOCK_MS));
         continue;
       }
-      let reply: [string, [string, string[]][]][] | null;
+      let reply: StreamReply;
       try {
-        reply = (await this.tailer!.xread(
-          'COUNT', TAIL_COUNT, 'BLOCK', TAIL_BLOCK_MS,
-          'STREAMS', ...live.map((l) => keys.changes(l.tenantId)), ...live.map((l) => l.state.position),
-        )) as typeof reply;
+        reply = await this.readChanges(live);
       } catch (error) {
         if (this.closed) return;
         this.log.warn({ err: (error as Error).message }, 'change stream read failed; retrying');
         await new Promise((r) => setTimeout(r, 1000));
         continue;
       }
-      for (const [streamKey, entries] of reply ?? []) {
+      for (const [streamKey, entries] of reply) {
         const { tenantId, state } = live.find((l) => keys.changes(l.tenantId) === streamKey)!;
         const refs: DocumentRef[] = [];
         try {
@@ -234,6 +242,29 @@ export class ChangeFollower {
         }
       }
     }
+  }
+
+  /**
+   * The next entries of the streams. One server: one blocking XREAD over all of them. A cluster
+   * refuses a read across slots and can block on one slot's streams only, so each tenant's stream
+   * is read without blocking (the reads of one node share a round trip), pausing between rounds:
+   * 20 ms after one with changes, doubling up to TAIL_BLOCK_MS while there are none.
+   */
+  private async readChanges(live: { tenantId: string; state: TenantState }[]): Promise<StreamReply> {
+    if (this.tailer) {
+      const reply = await this.tailer.xread(
+        'COUNT', TAIL_COUNT, 'BLOCK', TAIL_BLOCK_MS,
+        'STREAMS', ...live.map((l) => keys.changes(l.tenantId)), ...live.map((l) => l.state.position),
+      );
+      return (reply ?? []) as StreamReply;
+    }
+    const replies = await Promise.all(
+      live.map((l) => this.redis.xread('COUNT', TAIL_COUNT, 'STREAMS', keys.changes(l.tenantId), l.state.position)),
+    );
+    const reply = replies.flatMap((r) => (r ?? []) as StreamReply);
+    this.pollMs = reply.length > 0 ? CLUSTER_POLL_MIN_MS : Math.min(TAIL_BLOCK_MS, this.pollMs * 2);
+    await new Promise((r) => setTimeout(r, this.pollMs));
+    return reply;
   }
 }
 

@@ -1,6 +1,7 @@
 // Picks the search engine for a Redis server: the Redis Query Engine when the server has the
 // search module (or when asked for), else the built-in in-memory replica. Every process that writes
 // documents asks the same question: with the Redis Query Engine, writes store its projection.
+import { Cluster } from 'ioredis';
 import type { SearchEngineChoice } from '../config.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { Logger } from '../log.js';
@@ -17,6 +18,12 @@ export type EngineKind = SearchEngine['name'];
 
 /** The engine that serves search on this server under the configured choice. */
 export async function resolveSearchEngine(redis: Store, choice: SearchEngineChoice): Promise<EngineKind> {
+  // Its commands name an index, not a key: a cluster client would send them to any node, and kcs
+  // does not yet route them to the shard of the tenant's slot (docs/SCALING.md).
+  if (redis instanceof Cluster) {
+    if (choice === 'redis') throw new Error('KCS_SEARCH_ENGINE=redis is not supported on a Redis Cluster yet; use the built-in engine (KCS_SEARCH_ENGINE=auto or builtin)');
+    return 'builtin';
+  }
   if (choice !== 'builtin' && (await hasQueryEngine(redis))) return 'redis-query-engine';
   if (choice === 'redis') throw new Error('KCS_SEARCH_ENGINE=redis but the Redis server has no search module (Redis Stack or Redis 8 needed)');
   return 'builtin';

@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 
 /** Documents are JSON strings under their own key; a sorted set (score = created ms) orders them. */
-export async function readDoc<T>(redis: Redis, key: string): Promise<T | null> {
+export async function readDoc<T>(redis: RedisClient, key: string): Promise<T | null> {
   const raw = await redis.get(key);
   return raw === null ? null : (JSON.parse(raw) as T);
 }
@@ -16,7 +16,7 @@ export const WHOLE: Page = { offset: 0, limit: -1 };
 
 /** A page of documents in (created_at, id) order, with the total count. */
 export async function listDocs<T>(
-  redis: Redis,
+  redis: RedisClient,
   indexKey: string,
   docKey: (id: string) => string,
   { offset, limit }: Page = WHOLE,

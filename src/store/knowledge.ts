@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { auditArgs, auditKeys, type AuditActor } from './audit.js';
 import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
 import type { DocumentProjection } from './projection.js';
-import { readHashes, type Store } from './redis.js';
+import { readHashes, scanKeys, type Store } from './redis.js';
 
 export interface StoredEntry {
   id: string;
@@ -94,12 +94,9 @@ function toRecord(values: (string | null)[]): EntryRecord | null {
 /** Every entry of a tenant: the shared ones (all sit in the restricted ceiling set) and each owner's personal ones. */
 export async function allEntryIds(redis: Store, tenantId: string): Promise<string[]> {
   const ids = new Set(await redis.zrange(keys.entriesByCeiling(tenantId, 'restricted'), '0', '-1'));
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', keys.entriesByOwner(tenantId, '*'), 'COUNT', 1000);
-    cursor = next;
-    for (const key of found) for (const id of await redis.zrange(key, '0', '-1')) ids.add(id);
-  } while (cursor !== '0');
+  for (const key of await scanKeys(redis, keys.entriesByOwner(tenantId, '*'))) {
+    for (const id of await redis.zrange(key, '0', '-1')) ids.add(id);
+  }
   return [...ids];
 }
 

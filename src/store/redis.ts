@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import type { RedisTarget } from '../config.js';
 
 const LUA_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
 
@@ -38,11 +39,71 @@ export interface ScriptCommands {
   deleteAudited(...args: (string | number)[]): Promise<number>;
 }
 
-export type Store = Redis & ScriptCommands;
+/** A client of one server or of a whole Redis Cluster (which routes each command to its slot's node). */
+export type RedisClient = Redis | Cluster;
+export type Store = RedisClient & ScriptCommands;
+/** A Redis to connect to: a target from the configuration, or a server's URL. */
+export type RedisAt = RedisTarget | string;
+
+export const targetOf = (at: RedisAt): RedisTarget => (typeof at === 'string' ? { kind: 'server', url: at } : at);
+
+/** The environment that points another kcs process (a worker, `kcs admin`) at the same Redis. */
+export function redisEnv(at: RedisAt): Record<string, string> {
+  const target = targetOf(at);
+  if (target.kind === 'server') return { REDIS_URL: target.url };
+  const auth = target.username || target.password
+    ? `${encodeURIComponent(target.username ?? '')}:${encodeURIComponent(target.password ?? '')}@`
+    : '';
+  const [first, ...rest] = target.nodes.map((n) => `${n.host.includes(':') ? `[${n.host}]` : n.host}:${n.port}`);
+  return { REDIS_CLUSTER_NODES: [`${target.tls ? 'rediss' : 'redis'}://${auth}${first}`, ...rest].join(',') };
+}
+
+/** Where a target is, for logs (without credentials). */
+export const describeTarget = (at: RedisAt): string => {
+  const target = targetOf(at);
+  if (target.kind === 'cluster') return `cluster ${target.nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
+  const url = new URL(target.url);
+  return `${url.protocol}//${url.host}${url.pathname === '/' ? '' : url.pathname}`;
+};
+
+/**
+ * A client of the target with `options` for its connections: an ioredis Redis, or an ioredis
+ * Cluster whose node connections take `options` (with the cluster's TLS and credentials).
+ */
+export function openClient(at: RedisAt, options: RedisOptions, clusterOptions: ClusterOptions = {}): RedisClient {
+  const target = targetOf(at);
+  if (target.kind === 'server') return new Redis(target.url, options);
+  const { lazyConnect, enableOfflineQueue, enableAutoPipelining, ...nodeOptions } = options;
+  return new Cluster(target.nodes, {
+    lazyConnect,
+    enableOfflineQueue,
+    enableAutoPipelining,
+    // Reads and writes go to the slot's master: replicas serve no reads, so none can be stale.
+    scaleReads: 'master',
+    // A slot without a master (a failover under way) is retried for about one second, then the
+    // command fails and the API answers 503; the slot map is re-read at once when a node fails.
+    retryDelayOnClusterDown: 100,
+    retryDelayOnFailover: 100,
+    retryDelayOnTryAgain: 100,
+    maxRedirections: 10,
+    slotsRefreshTimeout: 2000,
+    ...clusterOptions,
+    redisOptions: {
+      ...nodeOptions,
+      ...(target.tls ? { tls: {} } : {}),
+      ...(target.username ? { username: target.username } : {}),
+      ...(target.password ? { password: target.password } : {}),
+    },
+  });
+}
 
 /** A connection for the app; `onError` hears connection trouble (ioredis reconnects by itself). */
-export function connectRedis(url: string, options: RedisOptions = {}, onError: (error: Error) => void = () => undefined): Store {
-  const redis = new Redis(url, {
+export function connectRedis(at: RedisAt, options: RedisOptions = {}, onError: (error: Error) => void = () => undefined): Store {
+  const scripts = readdirSync(LUA_DIR).flatMap((file) => {
+    const match = /^(\w+?)(?:-(\d+))?\.lua$/.exec(file);
+    return match ? [{ name: match[1], numberOfKeys: match[2] === undefined ? undefined : Number(match[2]), file }] : [];
+  });
+  const redis = openClient(at, {
     lazyConnect: true,
     // Fail fast while Redis is down, so the API answers 503 at once: a command issued while the
     // connection is not ready is refused (not queued until the next reconnect attempt, which
@@ -52,15 +113,35 @@ export function connectRedis(url: string, options: RedisOptions = {}, onError: (
     enableAutoPipelining: true,
     connectionName: 'kcs',
     ...options,
+  }, {
+    // A cluster client groups auto-pipelined commands by the node of their first key, which it
+    // finds by the command's name: for a script whose key count comes first it would take that
+    // count for the key and put the call in another node's batch. Those scripts are sent alone.
+    autoPipeliningIgnoredCommands: scripts.filter((s) => s.numberOfKeys === undefined).map((s) => s.name),
   });
   redis.on('error', onError);
-  for (const file of readdirSync(LUA_DIR)) {
-    const match = /^(\w+?)(?:-(\d+))?\.lua$/.exec(file);
-    if (!match) continue;
+  for (const { name, numberOfKeys, file } of scripts) {
     const lua = withIncludes(readFileSync(LUA_DIR + file, 'utf8'));
-    redis.defineCommand(match[1], match[2] === undefined ? { lua } : { numberOfKeys: Number(match[2]), lua });
+    redis.defineCommand(name, numberOfKeys === undefined ? { lua } : { numberOfKeys, lua });
   }
   return redis as Store;
+}
+
+/**
+ * Every key matching `pattern`: SCAN on the server, or on each master of a cluster (a cluster
+ * node scans only its own keys).
+ */
+export async function scanKeys(redis: RedisClient, pattern: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const node of redis instanceof Cluster ? redis.nodes('master') : [redis]) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      found.push(...keys);
+    } while (cursor !== '0');
+  }
+  return found;
 }
 
 /** The same fields of many hashes in one command (store/lua/readHashes.lua), one array per hash. */
@@ -79,6 +160,8 @@ export function isUnavailable(error: unknown): boolean {
     code === 'ECONNREFUSED' ||
     code === 'ECONNRESET' ||
     code === 'EPIPE' ||
-    /Connection is closed|Stream isn't writeable|LOADING/.test(error.message)
+    error.name === 'ClusterAllFailedError' ||
+    // Cluster trouble: a slot without a master, a failover under way, no node reachable.
+    /Connection is closed|Stream isn't writeable|LOADING|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|Too many Cluster redirections/.test(error.message)
   );
 }

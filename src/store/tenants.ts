@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import type { ApiKeyRecord, Tenant, User } from '../domain/types.js';
 import { appendAudit, auditArgs, auditKeys, deleteAudited, type AuditActor } from './audit.js';
 import { listDocs, readDoc, type Page } from './docs.js';
@@ -34,7 +33,8 @@ export class TenantRepository {
   async list(): Promise<Tenant[]> {
     const ids = Object.values(await this.redis.hgetall(keys.tenantSlugs));
     if (ids.length === 0) return [];
-    const raws = await this.redis.mget(ids.map((id) => keys.tenant(id)));
+    // One GET each: every tenant has its own slot on a cluster (auto-pipelined per node).
+    const raws = await Promise.all(ids.map((id) => this.redis.get(keys.tenant(id))));
     return raws
       .filter((raw): raw is string => raw !== null)
       .map((raw) => JSON.parse(raw) as Tenant)
@@ -85,7 +85,7 @@ export class ApiKeyRepository {
   }
 
   get(tenantId: string, id: string): Promise<ApiKeyRecord | null> {
-    return readDoc<ApiKeyRecord>(this.redis as Redis, keys.apiKey(tenantId, id));
+    return readDoc<ApiKeyRecord>(this.redis, keys.apiKey(tenantId, id));
   }
 
   list(tenantId: string) {

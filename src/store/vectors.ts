@@ -41,17 +41,15 @@ export class VectorRepository {
     return { doc: JSON.parse(doc) as StoredProduct, sources: sources ? (JSON.parse(sources) as ProductTextSources) : {}, thash };
   }
 
+  // The cache's keys spread over a cluster's slots, so one command per key: auto-pipelining sends
+  // those of one node in one round trip (an MGET or a pipeline may not cross slots).
   async cached(model: string, texts: string[]): Promise<(Float32Array | null)[]> {
-    if (texts.length === 0) return [];
-    const values = await this.redis.mgetBuffer(...texts.map((t) => embeddingCacheKey(model, textKey(t))));
+    const values = await Promise.all(texts.map((t) => this.redis.getBuffer(embeddingCacheKey(model, textKey(t)))));
     return values.map((v) => (v ? fromBytes(v) : null));
   }
 
   async cache(model: string, entries: { text: string; vector: Float32Array }[]): Promise<void> {
-    if (entries.length === 0) return;
-    const pipeline = this.redis.pipeline();
-    for (const { text, vector } of entries) pipeline.set(embeddingCacheKey(model, textKey(text)), toBytes(vector), 'EX', CACHE_TTL_SECONDS);
-    await pipeline.exec();
+    await Promise.all(entries.map(({ text, vector }) => this.redis.set(embeddingCacheKey(model, textKey(text)), toBytes(vector), 'EX', CACHE_TTL_SECONDS)));
   }
 
   /** Stores the vectors if the document's texts are still those they were computed for. */

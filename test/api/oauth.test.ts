@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { Redis } from 'ioredis';
 import * as oauth from 'oauth4webapi';
 import {
   answerConsent,
@@ -182,7 +181,7 @@ describe('registration (RFC 7591)', () => {
     assert.equal(body.token_endpoint_auth_method, 'client_secret_post');
     assert.equal(body.scope, 'catalog:read knowledge:read');
 
-    const redis = new Redis(stack.redisUrl);
+    const redis = await stack.client();
     try {
       const raw = await redis.get(`kcs:{t:${acme.tenant.id}}:oauth:client:${body.client_id}`);
       assert.ok(raw);

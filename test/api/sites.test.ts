@@ -4,7 +4,6 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import { Redis } from 'ioredis';
 import { keys } from '../../src/store/keys.js';
 import { startStack, type HttpResult, type Stack, type TenantFixture } from '../helpers/stack.js';
 import { assert422, assertError } from '../helpers/assertions.js';
@@ -583,7 +582,7 @@ describe('DELETE /sites/{site_id}', () => {
     const [doomed, kept] = await createInOrder(own, 2);
     const tid = own.tenant.id;
     const PRODUCTS = '/api/knowledge/products';
-    const redis = new Redis(stack.redisUrl);
+    const redis = await stack.client();
     try {
       const seed = async (siteSlug: string, count: number): Promise<string[]> => {
         const ids: string[] = [];

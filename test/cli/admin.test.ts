@@ -8,7 +8,7 @@ let stack: Stack;
 let env: Record<string, string>;
 before(async () => {
   stack = await startStack();
-  env = { REDIS_URL: stack.redisUrl, LOG_LEVEL: 'silent' };
+  env = { ...stack.redisEnv, LOG_LEVEL: 'silent' };
 });
 after(() => stack.close());
 

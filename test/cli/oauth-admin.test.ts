@@ -12,7 +12,7 @@ let env: Record<string, string>;
 before(async () => {
   stack = await startStack();
   t = await stack.tenant();
-  env = { REDIS_URL: stack.redisUrl, LOG_LEVEL: 'silent' };
+  env = { ...stack.redisEnv, LOG_LEVEL: 'silent' };
 });
 after(() => stack.close());
 

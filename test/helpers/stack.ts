@@ -10,6 +10,7 @@ import { SCOPES } from '../../src/domain/scopes.js';
 import type { Tenant, User } from '../../src/domain/types.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { startEmbeddedRedis, type EmbeddedRedis } from '../../src/store/embeddedRedis.js';
+import { connectRedis, redisEnv, type RedisAt, type Store } from '../../src/store/redis.js';
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 
 export interface HttpResult<T = any> {
@@ -45,7 +46,12 @@ export interface TenantFixture {
 export interface Stack {
   port: number;
   config: Config;
-  redisUrl: string;
+  /** The Redis the stack runs on: its private server, or the run's shared server or cluster. */
+  redis: RedisAt;
+  /** REDIS_URL or REDIS_CLUSTER_NODES for a `kcs` process on the same Redis. */
+  redisEnv: Record<string, string>;
+  /** A new connected client of that Redis (the caller disconnects it). */
+  client(): Promise<Store>;
   services: Services;
   /** Raw HTTP against any Host. */
   request<T = any>(method: string, path: string, options?: RequestOptions & { tenant?: string }): Promise<HttpResult<T>>;
@@ -59,15 +65,22 @@ let tenantCounter = 0;
 const runTag = `${process.pid.toString(36)}${Date.now().toString(36)}`;
 
 /**
- * The Redis a stack runs on: a private redis-server, or the server at KCS_TEST_REDIS_URL when set
- * (`npm run test:rqe` points it at a server with the Query Engine; tests then use fresh tenants
- * there and touch nothing else).
+ * The Redis the run shares, if any: the server at KCS_TEST_REDIS_URL (`npm run test:rqe` points
+ * it at a server with the Query Engine) or the cluster at KCS_TEST_REDIS_CLUSTER_NODES (the
+ * cluster pass of `npm test`); tests then use fresh tenants there and touch nothing else.
  */
-async function stackRedis(dir: string, url?: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const shared = url ?? process.env.KCS_TEST_REDIS_URL;
-  if (shared) return { url: shared, stop: async () => undefined };
+export function sharedRedis(): RedisAt | null {
+  if (process.env.KCS_TEST_REDIS_URL) return process.env.KCS_TEST_REDIS_URL;
+  const nodes = process.env.KCS_TEST_REDIS_CLUSTER_NODES;
+  return nodes ? loadConfig({ REDIS_CLUSTER_NODES: nodes }).redis : null;
+}
+
+/** The Redis a stack runs on: the given one, the run's shared one, or a private redis-server. */
+async function stackRedis(dir: string, given?: RedisAt): Promise<{ at: RedisAt; stop(): Promise<void> }> {
+  const shared = given ?? sharedRedis();
+  if (shared) return { at: shared, stop: async () => undefined };
   const redis: EmbeddedRedis = await startEmbeddedRedis(dir, { persist: false });
-  return { url: redis.url, stop: () => redis.stop() };
+  return { at: redis.url, stop: () => redis.stop() };
 }
 
 /** Settings a run gives every stack: the search engine (`npm run test:rqe` asks for the Redis Query Engine). */
@@ -76,19 +89,19 @@ const runEnv = (): Record<string, string> => (process.env.KCS_SEARCH_ENGINE ? { 
 export interface StackOptions {
   /** false leaves the queues to workers the test runs itself (e.g. a `kcs worker` process). */
   workers?: boolean;
-  /** A Redis server to share (fresh tenants only) instead of a private one. */
-  redisUrl?: string;
+  /** A Redis server or cluster to share (fresh tenants only) instead of a private one. */
+  redis?: RedisAt;
   /** The server's and workers' logger (e.g. one that keeps error logs for the test to read); default: LOG_LEVEL, stdout. */
   log?: Logger;
 }
 
 export async function startStack(env: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'kcs-test-'));
-  const redis = await stackRedis(dir, options.redisUrl);
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', KCS_DATA_DIR: dir, KCS_SHUTDOWN_GRACE_MS: '2000', ...runEnv(), ...env });
+  const redis = await stackRedis(dir, options.redis);
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: process.env.KCS_TEST_LOG_LEVEL || 'silent', KCS_DATA_DIR: dir, KCS_SHUTDOWN_GRACE_MS: '2000', ...runEnv(), ...env });
   const log = options.log ?? createLogger(config.logLevel, 'kcs-test');
-  const server: RunningServer = await startServer(config, redis.url, log);
-  const workers: RunningWorkers | null = options.workers === false ? null : await startWorkers(config, redis.url, log);
+  const server: RunningServer = await startServer(config, redis.at, log);
+  const workers: RunningWorkers | null = options.workers === false ? null : await startWorkers(config, redis.at, log);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const port = server.port;
 
@@ -122,7 +135,13 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
   const stack: Stack = {
     port,
     config,
-    redisUrl: redis.url,
+    redis: redis.at,
+    redisEnv: redisEnv(redis.at),
+    async client() {
+      const client = connectRedis(redis.at);
+      await client.connect();
+      return client;
+    },
     services: server.services,
     request,
     async tenant(slug = `t${runTag}x${++tenantCounter}`) {

@@ -14,7 +14,7 @@ import type { EntryAccess, Hit, ProductFilters, ProductSearch, KnowledgeSearch, 
 import { startEmbeddedRedis } from '../../src/store/embeddedRedis.js';
 import { keys } from '../../src/store/keys.js';
 import { searchWrites, type EngineKind } from '../../src/search/index.js';
-import { connectRedis, type Store } from '../../src/store/redis.js';
+import { connectRedis, type RedisAt, type Store } from '../../src/store/redis.js';
 import { VectorRepository } from '../../src/store/vectors.js';
 import type { HttpResult, TenantFixture } from '../helpers/stack.js';
 
@@ -109,7 +109,7 @@ export interface Domain {
  * process); documents are written as they are for `engine` (its search fields and, for a new
  * tenant, its indexes, for vectors of MODEL).
  */
-export async function openDomain(url: string, refresh: SearchRefresh = noSearchRefresh, engine: EngineKind = 'builtin'): Promise<Domain> {
+export async function openDomain(url: RedisAt, refresh: SearchRefresh = noSearchRefresh, engine: EngineKind = 'builtin'): Promise<Domain> {
   const redis = connectRedis(url);
   await redis.connect();
   const services = createServices(redis, { searchRefresh: refresh, search: searchWrites(engine, redis, { modelId: MODEL, dimension: DIM }) });

@@ -164,7 +164,7 @@ if (!available) {
   describe('Redis Query Engine, through kcs serve and its workers', () => {
     let stack: Stack;
     before(async () => {
-      stack = await startStack({ KCS_SEARCH_ENGINE: 'redis', KCS_EMBEDDER: 'none' }, { redisUrl: url });
+      stack = await startStack({ KCS_SEARCH_ENGINE: 'redis', KCS_EMBEDDER: 'none' }, { redis: url });
     });
     after(async () => {
       await stack?.close();

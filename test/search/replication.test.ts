@@ -1,4 +1,5 @@
-// Read-your-writes across processes: two real `kcs serve` processes on one private redis-server.
+// Read-your-writes across processes: two real `kcs serve` processes on one private redis-server
+// (or on the run's shared Redis Cluster in the cluster pass of `npm test`).
 // A write answered by one is found by the other's search within 1 s (1.5 s bound here, for a
 // loaded 2-core machine; the measured latencies are reported as diagnostics), deletes vanish as
 // fast, and a process that starts on existing data is ready (/readyz 200) with it indexed.
@@ -8,9 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { freePort } from '../../src/store/embeddedRedis.js';
+import { redisEnv, type RedisAt } from '../../src/store/redis.js';
 import { CliProcess, httpJson } from '../helpers/process.js';
+import { sharedRedis } from '../helpers/stack.js';
 import { SCOPES } from '../../src/domain/scopes.js';
-import { SEARCH_KNOWLEDGE, SEARCH_PRODUCTS, openDomain, privateRedis, type PrivateRedis } from './fixtures.js';
+import { SEARCH_KNOWLEDGE, SEARCH_PRODUCTS, openDomain, privateRedis, uniqueSlug, type PrivateRedis } from './fixtures.js';
 
 const BOUND_MS = 1500;
 const ROUNDS = 5;
@@ -23,21 +26,25 @@ interface Serve {
   spawned: number;
 }
 
-let redis: PrivateRedis;
+let redis: PrivateRedis | null = null;
+let redisAt: RedisAt;
 let dataDir: string;
 let a: Serve;
 let b: Serve;
 let key: string;
 
-async function serve(bootstrap: boolean): Promise<Serve> {
+/** The tenant the tests write to, created as `kcs admin` does (the domain services on the same Redis). */
+const slug = uniqueSlug('repl');
+
+async function serve(): Promise<Serve> {
   const port = await freePort();
   const spawned = performance.now();
   const kcs = new CliProcess(['serve'], {
-    REDIS_URL: redis.url, PORT: String(port), KCS_EMBEDDER: 'none', LOG_LEVEL: 'warn', KCS_DATA_DIR: dataDir,
-    KCS_BOOTSTRAP_DEMO: bootstrap ? 'true' : 'false', KCS_SHUTDOWN_GRACE_MS: '1000',
+    ...redisEnv(redisAt), PORT: String(port), KCS_EMBEDDER: 'none', LOG_LEVEL: 'warn', KCS_DATA_DIR: dataDir,
+    KCS_BOOTSTRAP_DEMO: 'false', KCS_SHUTDOWN_GRACE_MS: '1000',
   });
   await kcs.until(async () => (await httpJson(port, 'localhost', 'GET', '/healthz').catch(() => ({ status: 0 }))).status === 200, 30_000, '/healthz');
-  return { kcs, port, host: `demo.localhost:${port}`, spawned };
+  return { kcs, port, host: `${slug}.localhost:${port}`, spawned };
 }
 
 const call = (s: Serve, method: string, path: string, body?: unknown) => httpJson(s.port, s.host, method, path, key, body);
@@ -65,17 +72,25 @@ async function latency(since: number, what: string, check: () => Promise<boolean
 const ms = (list: number[]) => `max ${Math.max(...list).toFixed(0)} ms, median ${[...list].sort((x, y) => x - y)[Math.floor(list.length / 2)].toFixed(0)} ms`;
 
 before(async () => {
-  redis = await privateRedis();
+  const shared = sharedRedis();
+  if (!shared) redis = await privateRedis();
+  redisAt = shared ?? redis!.url;
   dataDir = mkdtempSync(join(tmpdir(), 'kcs-replication-'));
-  a = await serve(true);
-  await a.kcs.until(() => /kcs_[\w-]+/.test(a.kcs.stdout), 10_000, 'the first-start key');
-  key = /kcs_[\w-]+/.exec(a.kcs.stdout)![0];
+  const domain = await openDomain(redisAt);
+  try {
+    const tenant = await domain.services.tenants.create(slug, 'Replication');
+    const user = await domain.services.users.create(tenant.id, `admin@${slug}.test`, 'Admin');
+    key = (await domain.services.apiKeys.create(tenant.id, { userId: user.id, name: 'test', scopes: [...SCOPES] })).key;
+  } finally {
+    domain.close();
+  }
+  a = await serve();
   const site = await call(a, 'POST', '/api/knowledge/sites', { slug: 'shop', name: 'Shop', language: 'en' });
   assert.equal(site.status, 201, JSON.stringify(site.body));
   // Data that exists before the second process starts: it must be indexed when B is ready.
   const seeded = await call(a, 'POST', '/api/knowledge/products?site_id=shop', { external_id: 'seed', title: 'Seeded Lantern', language: 'en' });
   assert.equal(seeded.status, 201, JSON.stringify(seeded.body));
-  b = await serve(false);
+  b = await serve();
 });
 
 after(async () => {
@@ -140,12 +155,13 @@ test(`updates and knowledge entries replicate too, in both directions, within ${
 
 test(`a tenant created while both run: B follows it once searched, within ${BOUND_MS} ms`, async (t) => {
   // Created as `kcs admin` does: the domain services on the same Redis.
-  const domain = await openDomain(redis.url);
+  const domain = await openDomain(redisAt);
+  const late = uniqueSlug('late');
   try {
-    const tenant = await domain.services.tenants.create('late', 'Late');
-    const user = await domain.services.users.create(tenant.id, 'admin@late.test', 'Admin');
+    const tenant = await domain.services.tenants.create(late, 'Late');
+    const user = await domain.services.users.create(tenant.id, `admin@${late}.test`, 'Admin');
     const lateKey = (await domain.services.apiKeys.create(tenant.id, { userId: user.id, name: 'test', scopes: [...SCOPES] })).key;
-    const on = (s: Serve, method: string, path: string, body?: unknown) => httpJson(s.port, `late.localhost:${s.port}`, method, path, lateKey, body);
+    const on = (s: Serve, method: string, path: string, body?: unknown) => httpJson(s.port, `${late}.localhost:${s.port}`, method, path, lateKey, body);
     const ids = async (s: Serve, query: string) => (await on(s, 'POST', SEARCH_PRODUCTS, { query })).body.hits.map((h: { id: string }) => h.id);
     assert.equal((await on(a, 'POST', '/api/knowledge/sites', { slug: 'late', name: 'Late', language: 'en' })).status, 201);
     const first = await on(a, 'POST', '/api/knowledge/products?site_id=late', { title: 'Capybara Mug', language: 'en' });

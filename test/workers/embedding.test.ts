@@ -8,7 +8,6 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import { Redis } from 'ioredis';
 import { embeddingTexts, type ProductInput } from '../../src/domain/products.js';
 import { fromBytes, toBytes } from '../../src/embed/embedder.js';
 import { HfEmbedder } from '../../src/embed/hf.js';
@@ -27,7 +26,7 @@ const BASE_FIELDS = [vf('description'), vf('properties'), vf('attributes')];
 
 let stack: Stack;
 let t: TenantFixture;
-let redis: Redis;
+let redis: Store;
 let store: Store;
 let siteA: string;
 let siteB: string;
@@ -36,8 +35,8 @@ const local = new LocalEmbedder();
 before(async () => {
   stack = await startStack(); // KCS_EMBEDDER defaults to local
   t = await stack.tenant();
-  redis = new Redis(stack.redisUrl);
-  store = connectRedis(stack.redisUrl);
+  redis = await stack.client();
+  store = connectRedis(stack.redis);
   await store.connect();
   siteA = await newSite('emb-a');
   siteB = await newSite('emb-b');

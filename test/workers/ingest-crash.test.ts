@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
-import { Redis } from 'ioredis';
 import { keys } from '../../src/store/keys.js';
+import type { Store } from '../../src/store/redis.js';
 import { CliProcess } from '../helpers/process.js';
 import { startStack, type Stack, type TenantFixture } from '../helpers/stack.js';
 
@@ -16,13 +16,13 @@ const WITHOUT_EXTERNAL_ID = 500;
 
 let stack: Stack;
 let t: TenantFixture;
-let redis: Redis;
+let redis: Store;
 const workers: CliProcess[] = [];
 
 before(async () => {
   stack = await startStack({ KCS_EMBEDDER: 'none' }, { workers: false });
   t = await stack.tenant();
-  redis = new Redis(stack.redisUrl);
+  redis = await stack.client();
 });
 after(async () => {
   for (const w of workers) {
@@ -37,7 +37,7 @@ after(async () => {
  * it BullMQ's stalled check) from 60 s, so the job of a killed worker is taken over within seconds.
  */
 function startWorker(): CliProcess {
-  const worker = new CliProcess(['worker'], { REDIS_URL: stack.redisUrl, KCS_EMBEDDER: 'none', LOG_LEVEL: 'warn', KCS_INGEST_LOCK_MS: '3000' });
+  const worker = new CliProcess(['worker'], { ...stack.redisEnv, KCS_EMBEDDER: 'none', LOG_LEVEL: 'warn', KCS_INGEST_LOCK_MS: '3000' });
   workers.push(worker);
   return worker;
 }

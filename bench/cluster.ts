@@ -1,0 +1,139 @@
+// Cluster benchmark: the same ingest runs on one redis-server (the baseline) and on a private
+// 6-node Redis Cluster (3 masters, one replica each), with and without the replica acknowledgement
+// of answered writes (WAIT, on by default on a cluster), in one run, on this machine. kcs serve,
+// kcs workers and every redis-server run in their own processes.
+//
+//   npm run bench:cluster                        50,000 products per bulk run, 5 s of single upserts
+//   BENCH_PRODUCTS=100000 npm run bench:cluster  a bigger catalogue
+//   BENCH_SECONDS=10 npm run bench:cluster       longer single-upsert runs
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedRedis } from '../src/store/embeddedRedis.js';
+import { redisEnv } from '../src/store/redis.js';
+import { startRedisCluster } from '../test/helpers/redisCluster.js';
+import { WORKER_NODE_OPTIONS } from '../workers/index.js';
+import { Api, bulkRun, IN_FLIGHT, type BulkResult } from './support/bulkApi.js';
+import { product } from './support/catalogue.js';
+import { ChildTarget } from './support/child.js';
+import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
+import { load, type LoadResult } from './support/load.js';
+import { redisVersion } from './support/proc.js';
+
+const SECONDS = positiveInt('BENCH_SECONDS', 5);
+const PRODUCTS = positiveInt('BENCH_PRODUCTS', 50_000);
+const PER_REQUEST = 10_000;
+const CONNECTIONS = 64;
+
+interface Backend {
+  name: string;
+  /** BENCH_REDIS_URL or BENCH_REDIS_CLUSTER_NODES for the children, and their other settings. */
+  env: Record<string, string>;
+  /** The redis-server processes, for the CPU figures. */
+  pids: Record<string, number | undefined>;
+}
+
+interface Figures {
+  create: BulkResult;
+  unchanged: BulkResult;
+  upserts: LoadResult;
+}
+
+runBench('bench:cluster', (300 + 3 * (PRODUCTS * 0.0015 + 2 * SECONDS + 30)) * 1000, main);
+
+async function main(undo: Undo): Promise<number> {
+  console.log(
+    `bench:cluster  ${availableParallelism()} cores, Node ${process.version}, ${redisVersion()}\n` +
+      `${PRODUCTS.toLocaleString('en')} products in bulk requests of ${PER_REQUEST.toLocaleString('en')} (${IN_FLIGHT} in flight), created then ` +
+      `posted again unchanged; single upserts (creates) at ${CONNECTIONS} connections for ${SECONDS} s; embedding off\n`,
+  );
+  const bodies: Buffer[] = [];
+  for (let start = 0; start < PRODUCTS; start += PER_REQUEST) {
+    const lines: string[] = [];
+    for (let i = start; i < Math.min(PRODUCTS, start + PER_REQUEST); i++) lines.push(JSON.stringify(product('p', i)));
+    bodies.push(Buffer.from(lines.join('\n') + '\n'));
+  }
+
+  const results: [string, Figures][] = [];
+  const single = mkdtempSync(join(tmpdir(), 'kcs-bench-cluster-'));
+  undo(() => rmSync(single, { recursive: true, force: true }));
+  const server = await startEmbeddedRedis(single, { persist: false });
+  results.push(['one redis-server (baseline)', await measure(undo, bodies, {
+    name: 'one redis-server', env: { BENCH_REDIS_URL: server.url }, pids: { 'redis-server': server.pid },
+  })]);
+  await server.stop();
+
+  for (const replicas of [1, 0]) {
+    const cluster = await startRedisCluster();
+    const pids = Object.fromEntries(cluster.nodes.map((n, i) => [`redis-${i}`, n.process.pid]));
+    const env = { BENCH_REDIS_CLUSTER_NODES: redisEnv(cluster.target).REDIS_CLUSTER_NODES!, KCS_WAIT_REPLICAS: String(replicas) };
+    const name = replicas ? '3-master cluster, writes confirmed by the replica (default)' : '3-master cluster, KCS_WAIT_REPLICAS=0';
+    try {
+      results.push([name, await measure(undo, bodies, { name, env, pids })]);
+    } finally {
+      await cluster.stop();
+    }
+  }
+
+  const [, base] = results[0];
+  const ratio = (value: number, baseline: number) => `${fmt(value / baseline, 2)}×`;
+  const rows = results.map(([name, f]) => [
+    name,
+    `${fmt(f.create.rate, 0)}/s (${ratio(f.create.rate, base.create.rate)})`,
+    `${fmt(f.unchanged.rate, 0)}/s (${ratio(f.unchanged.rate, base.unchanged.rate)})`,
+    `${fmt(f.upserts.rps, 0)} req/s, p50 ${fmt(f.upserts.p50, 2)} ms, p99 ${fmt(f.upserts.p99, 2)} ms (${ratio(f.upserts.rps, base.upserts.rps)})`,
+  ]);
+  console.log(['', '| Redis | bulk create | bulk unchanged | single upsert, creates |', '|---|---:|---:|---:|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n'));
+  const failed = results.flatMap(([name, f]) => [
+    ...[...f.create.views, ...f.unchanged.views].filter((v) => v.status !== 'completed').map((v) => `${name}: job ${v.id} ${v.status}`),
+    ...(f.create.views.reduce((s, v) => s + v.counts.created, 0) !== PRODUCTS ? [`${name}: not every product was created`] : []),
+    ...(f.unchanged.views.reduce((s, v) => s + v.counts.unchanged, 0) !== PRODUCTS ? [`${name}: not every product was unchanged`] : []),
+    ...(Object.keys(f.upserts.statuses).some((s) => s !== '201') || f.upserts.errors > 0 ? [`${name}: single upserts answered ${JSON.stringify(f.upserts.statuses)}, ${f.upserts.errors} errors`] : []),
+  ]);
+  if (failed.length > 0) {
+    console.error(`\nthe figures above are not valid:\n${failed.map((p) => `  - ${p}`).join('\n')}`);
+    return 1;
+  }
+  return 0;
+}
+
+/** kcs serve and workers on the backend: bulk create, bulk unchanged, then single upserts. */
+async function measure(undo: Undo, bodies: Buffer[], backend: Backend): Promise<Figures> {
+  const dir = mkdtempSync(join(tmpdir(), 'kcs-bench-cluster-data-'));
+  const env = { ...backend.env, BENCH_DATA_DIR: dir, KCS_EMBEDDER: 'none' };
+  const serve = new ChildTarget<{ type: 'ready'; port: number; key: string; siteId: string; tenant: string }>(
+    'kcs serve', new URL('./support/server.ts', import.meta.url), env, 60_000,
+  );
+  const workers = new ChildTarget('kcs workers', new URL('./support/workers.ts', import.meta.url), env, 60_000, WORKER_NODE_OPTIONS);
+  const stop = async () => {
+    await Promise.all([serve.stop(), workers.stop()]);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  undo(stop);
+  try {
+    const { port, key, siteId, tenant } = await serve.ready;
+    await workers.ready;
+    const api = new Api(port, `${tenant}.localhost:${port}`, key);
+    const watched = { serve: serve.proc.pid, workers: workers.proc.pid, ...backend.pids, bench: process.pid };
+    const path = `/api/knowledge/products/bulk?site_id=${siteId}`;
+    const create = await bulkRun(api, path, bodies, watched);
+    const unchanged = await bulkRun(api, path, bodies, watched);
+    api.close();
+    let n = 0;
+    const upserts = await load({
+      url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration: SECONDS,
+      requests: [{
+        method: 'POST', path: `/api/knowledge/products?site_id=${siteId}`,
+        headers: { host: `${tenant}.localhost:${port}`, authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        setupRequest: (req) => ({ ...req, body: JSON.stringify(product('s', n++)) }),
+      }],
+    }, watched);
+    console.log(
+      `${backend.name}: bulk create ${fmt(create.rate, 0)} products/s (${fmt(create.seconds, 2)} s), unchanged ${fmt(unchanged.rate, 0)} products/s, ` +
+        `single upserts ${fmt(upserts.rps, 0)} req/s p99 ${fmt(upserts.p99, 2)} ms`,
+    );
+    return { create, unchanged, upserts };
+  } finally {
+    await stop();
+  }
+}

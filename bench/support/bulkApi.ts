@@ -1,0 +1,129 @@
+// An HTTP client of a kcs server for the ingest benchmarks, and the timed bulk run: every body
+// POSTed (IN_FLIGHT at once), every job awaited.
+import { Agent, request as httpRequest } from 'node:http';
+import { cpuMeter } from './proc.js';
+
+const HOST = '127.0.0.1';
+/** Bulk uploads at once. */
+export const IN_FLIGHT = 3;
+
+export interface JobView {
+  id: string;
+  status: 'queued' | 'running' | 'completed' | 'failed';
+  total: number;
+  counts: { created: number; updated: number; unchanged: number; failed: number; rejected: number };
+  embedding: { pending: number; done: number; failed: number };
+  created_at: string;
+  finished_at: string | null;
+}
+
+export interface BulkResult {
+  views: JobView[];
+  /** First byte sent → last job completed. */
+  seconds: number;
+  rate: number;
+  /** First byte sent → last 202 received. */
+  uploadSeconds: number;
+  /** First 202 received → last job completed (the workers write while later requests upload). */
+  writeSeconds: number;
+  cpuSeconds: Record<string, number>;
+}
+
+/** POSTs every body (IN_FLIGHT at once), waits for every job; times from the first byte sent to the last job completed. */
+export async function bulkRun(api: Api, path: string, bodies: Buffer[], watched: Record<string, number | undefined>): Promise<BulkResult> {
+  api.fresh();
+  const meter = cpuMeter(watched);
+  const t0 = performance.now();
+  const t0Epoch = performance.timeOrigin + t0;
+  const acceptedAt: number[] = [];
+  const waits: Promise<JobView>[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++];
+        const reply = await api.call('POST', path, body, 'application/x-ndjson');
+        if (reply.status !== 202) throw new Error(`bulk POST answered ${reply.status}: ${reply.body.slice(0, 500)}`);
+        acceptedAt.push(performance.now() - t0);
+        const accepted = JSON.parse(reply.body) as { job_id: string; accepted: number; rejected: number };
+        if (accepted.rejected > 0) throw new Error(`bulk POST rejected ${accepted.rejected} items: ${reply.body.slice(0, 500)}`);
+        const wait = api.waitForJob(accepted.job_id);
+        wait.catch(() => undefined); // awaited below, after the uploads; a failure is not unhandled meanwhile
+        waits.push(wait);
+      }
+    }),
+  );
+  const views = await Promise.all(waits);
+  const { seconds: cpuSeconds } = meter();
+  const finished = views.map((v) => (v.finished_at ? Date.parse(v.finished_at) - t0Epoch : NaN));
+  const seconds = Math.max(...finished) / 1000;
+  const total = views.reduce((sum, v) => sum + v.total, 0);
+  return {
+    views,
+    seconds,
+    rate: total / seconds,
+    uploadSeconds: Math.max(...acceptedAt) / 1000,
+    writeSeconds: seconds - Math.min(...acceptedAt) / 1000,
+    cpuSeconds,
+  };
+}
+
+
+export class Api {
+  private uploads = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+  private others = new Agent({ keepAlive: true });
+
+  constructor(
+    private readonly port: number,
+    readonly host: string,
+    private readonly key: string,
+  ) {}
+
+  call(method: 'GET' | 'POST', path: string, body?: Buffer, contentType?: string): Promise<{ status: number; body: string }> {
+    return new Promise((resolvePromise, reject) => {
+      const req = httpRequest(
+        {
+          host: HOST, port: this.port, method, path, agent: body ? this.uploads : this.others,
+          headers: {
+            host: this.host, authorization: `Bearer ${this.key}`,
+            ...(body ? { 'content-type': contentType ?? 'application/json', 'content-length': String(body.length) } : {}),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+        },
+      );
+      req.setTimeout(120_000, () => req.destroy(new Error(`${method} ${path}: no answer in 120 s`)));
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  /** The job once it is completed or failed (GET …?wait=true answers after at most 60 s: asks again). */
+  async waitForJob(jobId: string): Promise<JobView> {
+    for (;;) {
+      const reply = await this.call('GET', `/api/knowledge/jobs/${jobId}?wait=true`);
+      if (reply.status !== 200) throw new Error(`GET job ${jobId} answered ${reply.status}: ${reply.body.slice(0, 500)}`);
+      const view = JSON.parse(reply.body) as JobView;
+      if (view.status === 'completed' || view.status === 'failed') return view;
+    }
+  }
+
+  /**
+   * New connections for the next run: uWS closes a keep-alive connection after 10 s idle, and a
+   * request sent on one it is closing fails.
+   */
+  fresh(): void {
+    this.close();
+    this.uploads = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+    this.others = new Agent({ keepAlive: true });
+  }
+
+  close(): void {
+    this.uploads.destroy();
+    this.others.destroy();
+  }
+}
