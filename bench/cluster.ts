@@ -9,9 +9,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbeddedRedis } from '../src/store/embeddedRedis.js';
-import { redisEnv } from '../src/store/redis.js';
-import { startRedisCluster } from '../test/helpers/redisCluster.js';
 import { WORKER_NODE_OPTIONS } from '../workers/index.js';
 import { Api, bulkRun, IN_FLIGHT, type BulkResult } from './support/bulkApi.js';
 import { product } from './support/catalogue.js';
@@ -19,17 +16,17 @@ import { ChildTarget } from './support/child.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
 import { load, type LoadResult } from './support/load.js';
 import { redisVersion } from './support/proc.js';
+import { benchRedisEnv, openPrivateRedis } from './support/redisServers.js';
 
 const SECONDS = positiveInt('BENCH_SECONDS', 5);
 const PRODUCTS = positiveInt('BENCH_PRODUCTS', 50_000);
 const PER_REQUEST = 10_000;
 const CONNECTIONS = 64;
 
-interface Backend {
+/** Where one column runs: the backend's env for the children plus their settings, and the redis pids. */
+interface Target {
   name: string;
-  /** BENCH_REDIS_URL or BENCH_REDIS_CLUSTER_NODES for the children, and their other settings. */
   env: Record<string, string>;
-  /** The redis-server processes, for the CPU figures. */
   pids: Record<string, number | undefined>;
 }
 
@@ -55,21 +52,14 @@ async function main(undo: Undo): Promise<number> {
   }
 
   const results: [string, Figures][] = [];
-  const single = mkdtempSync(join(tmpdir(), 'kcs-bench-cluster-'));
-  undo(() => rmSync(single, { recursive: true, force: true }));
-  const server = await startEmbeddedRedis(single, { persist: false });
-  results.push(['one redis-server (baseline)', await measure(undo, bodies, {
-    name: 'one redis-server', env: { BENCH_REDIS_URL: server.url }, pids: { 'redis-server': server.pid },
-  })]);
-  await server.stop();
-
+  const single = await openPrivateRedis(undo, 'cluster-baseline');
+  results.push(['one redis-server (baseline)', await measure(undo, bodies, { name: single.name, env: benchRedisEnv(single.at), pids: single.pids })]);
+  await single.stop();
   for (const replicas of [1, 0]) {
-    const cluster = await startRedisCluster();
-    const pids = Object.fromEntries(cluster.nodes.map((n, i) => [`redis-${i}`, n.process.pid]));
-    const env = { BENCH_REDIS_CLUSTER_NODES: redisEnv(cluster.target).REDIS_CLUSTER_NODES!, KCS_WAIT_REPLICAS: String(replicas) };
+    const cluster = await openPrivateRedis(undo, 'cluster', { cluster: true });
     const name = replicas ? '3-master cluster, writes confirmed by the replica (default)' : '3-master cluster, KCS_WAIT_REPLICAS=0';
     try {
-      results.push([name, await measure(undo, bodies, { name, env, pids })]);
+      results.push([name, await measure(undo, bodies, { name, env: { ...benchRedisEnv(cluster.at), KCS_WAIT_REPLICAS: String(replicas) }, pids: cluster.pids })]);
     } finally {
       await cluster.stop();
     }
@@ -98,7 +88,7 @@ async function main(undo: Undo): Promise<number> {
 }
 
 /** kcs serve and workers on the backend: bulk create, bulk unchanged, then single upserts. */
-async function measure(undo: Undo, bodies: Buffer[], backend: Backend): Promise<Figures> {
+async function measure(undo: Undo, bodies: Buffer[], backend: Target): Promise<Figures> {
   const dir = mkdtempSync(join(tmpdir(), 'kcs-bench-cluster-data-'));
   const env = { ...backend.env, BENCH_DATA_DIR: dir, KCS_EMBEDDER: 'none' };
   const serve = new ChildTarget<{ type: 'ready'; port: number; key: string; siteId: string; tenant: string }>(

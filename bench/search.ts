@@ -4,7 +4,8 @@
 //
 //   0. The catalogue, generated once and written into each engine's server through the domain
 //      path (bench/support/searchCatalogue.ts): the built-in engine's is a private plain
-//      redis-server; the Query Engine's a fresh tenant on BENCH_REDIS_URL, written with the search
+//      redis-server (with BENCH_CLUSTER=1 a private 6-node Redis Cluster); the Query Engine's a
+//      fresh tenant on BENCH_REDIS_URL, written with the search
 //      projection into indexes that exist already (the server indexes inline). What each takes in
 //      Redis (used_memory; FT.INFO).
 //   1. Engine time, in this process (bench/support/searchEngineBench.ts): each engine built over
@@ -27,6 +28,9 @@
 //   BENCH_REDIS_URL=redis://… npm run bench:search   both engines: the Query Engine on that server (it needs the
 //                                                 search module); the benchmark writes one tenant
 //                                                 `bench-<time>` there and drops it at the end
+//   BENCH_CLUSTER=1 npm run bench:search         the built-in engine's column on a private 6-node Redis Cluster
+//                                                 (3 masters, one replica each) instead of a plain redis-server;
+//                                                 the Query Engine's column (BENCH_REDIS_URL) stays on its server
 //   BENCH_PRODUCTS=5000 npm run bench:search     a quick look
 //   BENCH_QUERIES=… BENCH_RECALL_QUERIES=… BENCH_SECONDS=…   queries per mode (2,000), recall
 //                                                 queries per case (300), seconds per HTTP run (5)
@@ -35,12 +39,13 @@
 // The vectors are stored under the local embedder's model id (use-lite-512-en), so that the HTTP
 // hybrid/semantic runs use them too; only timing is measured over HTTP, recall only in process.
 import { availableParallelism } from 'node:os';
+import { describeTarget } from '../src/store/redis.js';
 import { gc } from './support/gc.js';
 import { fmt, runBench, type Undo } from './support/harness.js';
 import { writeCatalogue } from './support/searchCatalogue.js';
 import { BuiltinColumn, type Column } from './support/searchColumn.js';
 import {
-  ANCHORS, CLUSTERS, DIM, GERMAN, MODULE_REDIS_URL, PRODUCTS, QUERIES, RECALL_QUERIES, SECONDS, SITES, WARMUP_SECONDS,
+  ANCHORS, CLUSTER, CLUSTERS, DIM, GERMAN, MODULE_REDIS_URL, PRODUCTS, QUERIES, RECALL_QUERIES, SECONDS, SITES, WARMUP_SECONDS,
 } from './support/searchConfig.js';
 import { measureEngine, redisFloor } from './support/searchEngineBench.js';
 import { overHttp, PATH } from './support/searchHttpBench.js';
@@ -68,15 +73,18 @@ async function main(undo: Undo): Promise<number> {
       `${DIM}-d vectors in ${CLUSTERS} clusters, ${Math.round(ANCHORS * 100)}% with an anchor vector; ` +
       `${QUERIES.toLocaleString('en')} engine queries per mode, ${RECALL_QUERIES} recall queries per case, HTTP runs ${SECONDS} s after ${WARMUP_SECONDS} s warm-up`,
   );
+  if (CLUSTER) {
+    console.log(`builtin: on a private 6-node Redis Cluster (3 masters, one replica each; ${describeTarget(columns[0].redis)}), not a plain redis-server (BENCH_CLUSTER=1)`);
+  }
   if (!MODULE_REDIS_URL) {
     console.log(
       'redis-query-engine column skipped: set BENCH_REDIS_URL=redis://host:port to a Redis server with the search module ' +
         '(Redis Stack, Redis 8, or redis-server --loadmodule redisearch.so) to compare it in the same run',
     );
   }
-  if (columns.length > 1) {
+  if (MODULE_REDIS_URL && columns.length > 1) {
     const rqe = columns[1];
-    console.log(`${rqe.engine}: tenant ${rqe.tenant.slug} on ${rqe.redisUrl}, dropped at the end; its indexes were created before the writes`);
+    console.log(`${rqe.engine}: tenant ${rqe.tenant.slug} on ${MODULE_REDIS_URL}, dropped at the end; its indexes were created before the writes`);
   }
   console.log('');
 

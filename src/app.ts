@@ -128,22 +128,27 @@ export function openQueues(redis: RedisAt, config: Config): Queues & { connectio
 
 /**
  * With KCS_WAIT_REPLICAS > 0 (the default on a cluster): a tenant's writes are confirmed by the
- * replicas of its master, and the jobs they sent by those of the queues' master, each over the
- * connection that wrote them, before they are answered. Null when off.
+ * replicas of its master, and the jobs they sent by those of the queues' master, before they are
+ * answered. Null when off; `close` closes its connections.
  */
-export function writeConfirmation(config: Config, redis: Store, queueConnection: RedisClient, log: Logger): WriteConfirmation | null {
+export async function writeConfirmation(
+  config: Config, redis: Store, queueConnection: RedisClient, log: Logger,
+): Promise<(WriteConfirmation & { close(): void }) | null> {
   const options = {
     replicas: config.writeReplicas.count,
     timeoutMs: config.writeReplicas.timeoutMs,
     onShortfall: (event: object) => log.warn(event, 'a write was not confirmed by the replicas in time; answered anyway'),
   };
   if (options.replicas === 0) return null;
-  const documents = new ReplicaAck(redis, options);
-  const jobs = new ReplicaAck(queueConnection, options);
+  const [documents, jobs] = await Promise.all([ReplicaAck.open(redis, options), ReplicaAck.open(queueConnection, options)]);
   const queueKey = `${QUEUE_PREFIX}:meta`;
   return {
     confirm: async (tenantId) => {
       await Promise.all([documents.confirm(keys.tenant(tenantId)), jobs.confirm(queueKey)]);
+    },
+    close: () => {
+      documents.close();
+      jobs.close();
     },
   };
 }
@@ -213,7 +218,8 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
   ];
   routes.push(...preflightRoutes(routes));
 
-  const dispatch = requestPipeline(guard, writeConfirmation(config, redis, queues.connection, log));
+  const confirmations = await writeConfirmation(config, redis, queues.connection, log);
+  const dispatch = requestPipeline(guard, confirmations);
   const server = new HttpServer({ routes, dispatch, log, metrics, unavailable: isUnavailable });
   const port = await server.listen(config.host, config.port);
   log.info({ host: config.host, port }, 'listening');
@@ -226,6 +232,7 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
       await engineStarted;
       await engine.close();
       await queues.close();
+      confirmations?.close();
       redis.disconnect();
     },
   };

@@ -44,10 +44,11 @@ export async function startWorkers(config: Config, redisAt: RedisAt, log: Logger
     const backfill = projection ? new ProjectionBackfill(redis, projection) : null;
     workers.push(maintenanceWorker(connection, { products: new ProductRepository(redis, projection), backfill, concurrency: config.workerConcurrency, log }));
   }
+  const writes = await writeConfirmation(config, redis, queues.connection, log);
   if (wanted.has('ingest')) {
     workers.push(ingestWorker(connection, {
       ingest: services.ingest, jobs: services.jobs, concurrency: config.workerConcurrency, log, lockMs: config.ingestLockMs,
-      writes: writeConfirmation(config, redis, queues.connection, log),
+      writes,
     }));
   }
   if (embedder && wanted.has('embed')) {
@@ -59,6 +60,7 @@ export async function startWorkers(config: Config, redisAt: RedisAt, log: Logger
     async close() {
       await Promise.all(workers.map((w) => w.close()));
       await queues.close();
+      writes?.close();
       connection.disconnect();
       redis.disconnect();
     },

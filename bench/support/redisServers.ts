@@ -1,30 +1,84 @@
-// The Redis servers of the search benchmarks: a private plain redis-server (the built-in engine's),
-// a server given by URL that may hold other data (the Query Engine's: only the benchmark's own
-// tenant is touched there, and dropped at the end), and what each server is.
+// The Redis servers of the search benchmarks: a private plain redis-server or a private 6-node
+// Redis Cluster (the built-in engine's), a server given by URL that may hold other data (the Query
+// Engine's: only the benchmark's own tenant is touched there, and dropped at the end), and what
+// each server is.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbeddedRedis, type EmbeddedRedis } from '../../src/store/embeddedRedis.js';
+import calculateSlot from 'cluster-key-slot';
+import { Cluster } from 'ioredis';
+import { startEmbeddedRedis } from '../../src/store/embeddedRedis.js';
 import { keys } from '../../src/store/keys.js';
-import { connectRedis, type Store } from '../../src/store/redis.js';
+import { connectRedis, redisEnv, type RedisAt, type RedisClient, type Store } from '../../src/store/redis.js';
+import { startRedisCluster } from '../../test/helpers/redisCluster.js';
 import type { Undo } from './harness.js';
 
-export interface PrivateServer {
+export interface PrivateRedis {
+  /** A temporary directory: KCS_DATA_DIR of the kcs processes on this Redis (a plain server's files are there too). */
   dir: string;
-  redis: EmbeddedRedis;
+  /** Where it is: the plain server's URL, or the cluster's nodes. */
+  at: RedisAt;
   store: Store;
+  /** The redis-server process holding a key: the plain server, or the master of the key's slot now. */
+  pidOf(key: string): Promise<number | undefined>;
+  /** Every redis-server process by name (the CPU figures of a whole run). */
+  pids: Record<string, number | undefined>;
+  /** What it is, for a report. */
+  name: string;
+  /** Stops it before the end (when a benchmark moves on to another Redis). */
+  stop(): Promise<void>;
 }
 
-/** A private redis-server (the one on PATH) in a temporary directory, with a connection; all undone at the end. */
-export async function openPrivateRedis(undo: Undo, name: string): Promise<PrivateServer> {
+/** BENCH_CLUSTER=1: the benchmark's private Redis is a 6-node cluster instead of one server. */
+export const CLUSTER = process.env.BENCH_CLUSTER === '1';
+
+/**
+ * A private Redis from the redis-server on PATH, with a connection, all undone at the end: a plain
+ * server in a temporary directory, or with `cluster` a 6-node Redis Cluster (3 masters, one replica
+ * each; test/helpers/redisCluster.ts).
+ */
+export async function openPrivateRedis(undo: Undo, name: string, { cluster = false } = {}): Promise<PrivateRedis> {
   const dir = mkdtempSync(join(tmpdir(), `kcs-bench-${name}-`));
   undo(() => rmSync(dir, { recursive: true, force: true }));
-  const redis = await startEmbeddedRedis(dir, { persist: false });
-  undo(() => redis.stop());
-  const store = connectRedis(redis.url);
+  let parts: Omit<PrivateRedis, 'dir' | 'store'>;
+  if (cluster) {
+    const nodes = await startRedisCluster();
+    undo(() => nodes.stop());
+    parts = {
+      at: nodes.target,
+      pidOf: async (key) => (await nodes.masterOf(calculateSlot(key))).process.pid,
+      pids: Object.fromEntries(nodes.nodes.map((n, i) => [`redis-${i}`, n.process.pid])),
+      name: '3-master Redis Cluster (one replica each)',
+      stop: () => nodes.stop(),
+    };
+  } else {
+    const redis = await startEmbeddedRedis(dir, { persist: false });
+    undo(() => redis.stop());
+    parts = { at: redis.url, pidOf: async () => redis.pid, pids: { 'redis-server': redis.pid }, name: 'one redis-server', stop: () => redis.stop() };
+  }
+  const store = connectRedis(parts.at, { maxRetriesPerRequest: 1 });
+  store.on('error', () => undefined); // a failed command rejects; the event alone is noise on the way out
   await store.connect();
   undo(() => void store.disconnect());
-  return { dir, redis, store };
+  return {
+    ...parts,
+    dir,
+    store,
+    stop: async () => {
+      store.disconnect();
+      await parts.stop();
+    },
+  };
+}
+
+/**
+ * The environment that points a benchmark child at the Redis: BENCH_REDIS_URL or
+ * BENCH_REDIS_CLUSTER_NODES, the other one empty (unset for the child): children inherit the
+ * parent's environment, where BENCH_REDIS_URL may be the Query Engine's server.
+ */
+export function benchRedisEnv(at: RedisAt): Record<string, string> {
+  const { REDIS_URL = '', REDIS_CLUSTER_NODES = '' } = redisEnv(at);
+  return { BENCH_REDIS_URL: REDIS_URL, BENCH_REDIS_CLUSTER_NODES: REDIS_CLUSTER_NODES };
 }
 
 /** Removes a tenant from a shared server: its search indexes with their documents, its other keys, its slug. The keys removed. */
@@ -48,25 +102,35 @@ export async function dropTenant(store: Store, slug: string): Promise<number> {
 
 const infoField = (info: string, name: string) => new RegExp(`^${name}:(.*)$`, 'm').exec(info)?.[1]?.trim();
 
+/** The server, or every master of a cluster (each holds its own share of the data). */
+const masters = (store: Store): RedisClient[] => (store instanceof Cluster ? store.nodes('master') : [store]);
+
+/** The sum of INFO fields over the server or a cluster's masters. */
+async function infoSum(store: Store, section: string, fields: string[]): Promise<number> {
+  const infos = await Promise.all(masters(store).map((node) => node.info(section)));
+  return infos.reduce((sum, info) => fields.reduce((s, field) => s + Number(infoField(info, field)), sum), 0);
+}
+
+/** used_memory of the server; of a cluster, summed over its masters (their replicas hold copies). */
 export async function usedMemory(store: Store): Promise<number> {
-  return Number(infoField(await store.info('memory'), 'used_memory'));
+  return infoSum(store, 'memory', ['used_memory']);
 }
 
-/** The server's own CPU seconds (user + system, INFO cpu): right for a server on another machine too. */
+/** The server's own CPU seconds (user + system, INFO cpu; a cluster's masters summed): right for a server on another machine too. */
 export async function serverCpuSeconds(store: Store): Promise<number> {
-  const info = await store.info('cpu');
-  return Number(infoField(info, 'used_cpu_user')) + Number(infoField(info, 'used_cpu_sys'));
+  return infoSum(store, 'cpu', ['used_cpu_user', 'used_cpu_sys']);
 }
 
-/** "Redis 7.4.1" with its search module when loaded ("…, RediSearch 2.10.32"). */
+/** "Redis 7.4.1" or "Redis Cluster, 3 masters, redis-server 7.0.15", with its search module when loaded ("…, RediSearch 2.10.32"). */
 export async function describeServer(store: Store): Promise<string> {
-  const version = infoField(await store.info('server'), 'redis_version') ?? '?';
-  const modules = (await store.call('MODULE', 'LIST')) as unknown[][];
+  const nodes = masters(store);
+  const version = infoField(await nodes[0].info('server'), 'redis_version') ?? '?';
+  const modules = (await nodes[0].call('MODULE', 'LIST')) as unknown[][];
   const search = modules.map((m) => new Map(pairs(m))).find((m) => m.get('name') === 'search');
   // The module's version is one number: 21032 is 2.10.32.
   const ver = Number(search?.get('ver'));
   const module = search ? `, RediSearch ${Math.floor(ver / 10000)}.${Math.floor(ver / 100) % 100}.${ver % 100}` : '';
-  return `Redis ${version}${module}`;
+  return `${store instanceof Cluster ? `Redis Cluster, ${nodes.length} masters, redis-server ${version}` : `Redis ${version}`}${module}`;
 }
 
 /** The process id of a server on this machine (undefined elsewhere: its /proc is not ours to read). */

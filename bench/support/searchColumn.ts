@@ -1,6 +1,7 @@
 // One column of the search benchmark: an engine, the Redis server it runs on, and the benchmark's
 // tenant there with its copy of the catalogue. The built-in engine's column is a private plain
-// redis-server (below); the Redis Query Engine's is a fresh tenant on BENCH_REDIS_URL
+// redis-server, or with BENCH_CLUSTER=1 a private 6-node Redis Cluster (below); the Redis Query
+// Engine's is a fresh tenant on BENCH_REDIS_URL
 // (searchQueryEngineColumn.ts). What differs between the engines lives in these classes; every
 // measurement is the same code for both.
 import { createServices, type Services } from '../../src/app.js';
@@ -9,11 +10,12 @@ import { createLogger } from '../../src/log.js';
 import { BuiltinEngine } from '../../src/search/builtin/engine.js';
 import type { ProductSearch, SearchEngine } from '../../src/search/engine.js';
 import type { EngineKind } from '../../src/search/index.js';
-import type { Store } from '../../src/store/redis.js';
-import { describeServer, openPrivateRedis, usedMemory } from './redisServers.js';
+import { keys } from '../../src/store/keys.js';
+import type { RedisAt, Store } from '../../src/store/redis.js';
+import { benchRedisEnv, describeServer, openPrivateRedis, usedMemory } from './redisServers.js';
 import { gc } from './gc.js';
 import { fmt, type Undo } from './harness.js';
-import { MODEL, SITES, siteSlug } from './searchConfig.js';
+import { CLUSTER, MODEL, SITES, siteSlug } from './searchConfig.js';
 import { mib, type Summary } from './searchSummary.js';
 
 export interface BenchTenant {
@@ -29,10 +31,15 @@ export interface ColumnParts {
   store: Store;
   services: Services;
   tenant: BenchTenant;
-  redisUrl: string;
-  /** The redis-server process when it runs on this machine (its CPU share is shown). */
+  /** Where the Redis is: a server's URL, or a cluster's nodes (the serve children get BENCH_REDIS_URL or BENCH_REDIS_CLUSTER_NODES). */
+  redis: RedisAt;
+  /**
+   * The redis-server process when it runs on this machine (its CPU share is shown). On a cluster,
+   * the master of the tenant's slot: it serves all of the tenant's keys, so nearly all of a search's
+   * Redis work (the other masters answer only the odd key outside the tenant, e.g. the slug index).
+   */
   redisPid: number | undefined;
-  /** The server and its version, e.g. "Redis 7.4.1, RediSearch 2.10.32". */
+  /** The server and its version, e.g. "Redis 7.4.1, RediSearch 2.10.32" or "Redis Cluster, 3 masters, redis-server 7.0.15". */
   server: string;
   /** KCS_DATA_DIR of the serve children (nothing is kept there with REDIS_URL given). */
   dataDir: string;
@@ -43,7 +50,7 @@ export abstract class Column {
   readonly store: Store;
   readonly services: Services;
   readonly tenant: BenchTenant;
-  readonly redisUrl: string;
+  readonly redis: RedisAt;
   readonly redisPid: number | undefined;
   readonly server: string;
   readonly dataDir: string;
@@ -59,7 +66,7 @@ export abstract class Column {
     this.store = parts.store;
     this.services = parts.services;
     this.tenant = parts.tenant;
-    this.redisUrl = parts.redisUrl;
+    this.redis = parts.redis;
     this.redisPid = parts.redisPid;
     this.server = parts.server;
     this.dataDir = parts.dataDir;
@@ -92,21 +99,26 @@ export abstract class Column {
   abstract serveEnv(): Record<string, string>;
 }
 
-/** The built-in engine: a private plain redis-server, the catalogue written as without a search module. */
+/**
+ * The built-in engine: a private plain redis-server, or with BENCH_CLUSTER=1 a private 6-node Redis
+ * Cluster; the catalogue written as without a search module.
+ */
 export class BuiltinColumn extends Column {
   readonly engine = 'builtin' as const;
 
   static async open(undo: Undo): Promise<BuiltinColumn> {
-    const { dir, redis, store } = await openPrivateRedis(undo, 'search');
+    const { dir, at, store, pidOf } = await openPrivateRedis(undo, 'search', { cluster: CLUSTER });
     const services = createServices(store);
     const tenant = await setUpTenant(services, 'bench');
-    return new BuiltinColumn({ store, services, tenant, redisUrl: redis.url, redisPid: redis.pid, server: await describeServer(store), dataDir: dir });
+    const redisPid = await pidOf(keys.tenant(tenant.id));
+    return new BuiltinColumn({ store, services, tenant, redis: at, redisPid, server: await describeServer(store), dataDir: dir });
   }
 
   async reportMemory(summary: Summary): Promise<void> {
     // The private server holds nothing but the catalogue (and the tenant's few other keys).
     const used = await usedMemory(this.store);
-    console.log(`   ${this.engine}: redis used_memory ${mib(used)} (the private server holds only this catalogue)`);
+    const where = CLUSTER ? 'summed over the masters; the private cluster holds only this catalogue' : 'the private server holds only this catalogue';
+    console.log(`   ${this.engine}: redis used_memory ${mib(used)} (${where})`);
     summary.note(this.engine, 'memory: Redis used_memory for the catalogue', mib(used));
   }
 
@@ -141,7 +153,7 @@ export class BuiltinColumn extends Column {
   }
 
   serveEnv(): Record<string, string> {
-    return { BENCH_REDIS_URL: this.redisUrl, BENCH_DATA_DIR: this.dataDir, KCS_SEARCH_ENGINE: 'builtin' };
+    return { ...benchRedisEnv(this.redis), BENCH_DATA_DIR: this.dataDir, KCS_SEARCH_ENGINE: 'builtin' };
   }
 }
 

@@ -10,6 +10,8 @@ export const SECONDS = positiveInt('BENCH_SECONDS', 5);
 export const WARMUP_SECONDS = 1;
 /** A Redis server with the search module: the redis-query-engine column runs there (none: builtin only). */
 export const MODULE_REDIS_URL = process.env.BENCH_REDIS_URL || null;
+/** The built-in engine's column on a private 6-node Redis Cluster (3 masters, one replica each) instead of a plain redis-server. */
+export { CLUSTER } from './redisServers.js';
 export const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : null;
 
 export const SITES = 100;

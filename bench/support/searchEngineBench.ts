@@ -141,7 +141,10 @@ async function recallCases({ engine, column, plan, summary }: EngineBenchOptions
   }
 }
 
-/** Raw round trips to the column's server from this process, sequential. */
+/**
+ * Raw round trips to the column's server from this process, sequential. On a cluster PING goes to
+ * any node, and the pipeline's product hashes, all in the tenant's hash slot, to its master.
+ */
 export async function redisFloor(column: Column, data: Catalogued, summary: Summary): Promise<void> {
   const rng = new Rng(5);
   const run = async (name: string, op: () => Promise<unknown>, count = 2000) => {

@@ -13,7 +13,7 @@ import { parseInfoReply } from '../../src/search/redisQuery/replies.js';
 import { collectionOf, hasQueryEngine } from '../../src/search/redisQuery/schema.js';
 import { connectRedis } from '../../src/store/redis.js';
 import { fmt, type Undo } from './harness.js';
-import { describeServer, dropTenant, localPid, usedMemory } from './redisServers.js';
+import { benchRedisEnv, describeServer, dropTenant, localPid, usedMemory } from './redisServers.js';
 import { Column, setUpTenant, type ColumnParts } from './searchColumn.js';
 import { DIM, MODEL } from './searchConfig.js';
 import { search } from './searchQueries.js';
@@ -60,7 +60,7 @@ export class QueryEngineColumn extends Column {
     const services = createServices(store, { search: searchWrites('redis-query-engine', store, { modelId: MODEL, dimension: DIM }) });
     const tenant = await setUpTenant(services, slug);
     const column = new QueryEngineColumn(
-      { store, services, tenant, redisUrl: url, redisPid: await localPid(store, url), server: await describeServer(store), dataDir },
+      { store, services, tenant, redis: url, redisPid: await localPid(store, url), server: await describeServer(store), dataDir },
       usedBefore,
     );
     return column;
@@ -112,7 +112,7 @@ export class QueryEngineColumn extends Column {
   }
 
   serveEnv(): Record<string, string> {
-    return { BENCH_REDIS_URL: this.redisUrl, BENCH_DATA_DIR: this.dataDir, KCS_SEARCH_ENGINE: 'redis' };
+    return { ...benchRedisEnv(this.redis), BENCH_DATA_DIR: this.dataDir, KCS_SEARCH_ENGINE: 'redis' };
   }
 
   /**

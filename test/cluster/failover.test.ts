@@ -38,7 +38,7 @@ test('WAIT: a write is confirmed by the replica; a replica that cannot answer in
   try {
     const key = keys.tenant(t.tenant.id);
     const shortfalls: { wanted: number; acknowledged: number }[] = [];
-    const ack = new ReplicaAck(redis, { replicas: 1, timeoutMs: 300, onShortfall: (e) => shortfalls.push(e) });
+    const ack = await ReplicaAck.open(redis, { replicas: 1, timeoutMs: 300, onShortfall: (e) => shortfalls.push(e) });
     await redis.set(`${keys.tenant(t.tenant.id)}:probe`, '1');
     await ack.confirm(key);
     assert.deepEqual(shortfalls, [], 'the healthy replica confirms the write');
@@ -55,6 +55,7 @@ test('WAIT: a write is confirmed by the replica; a replica that cannot answer in
       replica.process.kill('SIGCONT');
     }
     assert.deepEqual(shortfalls, [{ key, wanted: 1, acknowledged: 0 }]);
+    ack.close();
   } finally {
     redis.disconnect();
   }
