@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import type { TSchema } from '@sinclair/typebox';
 import type { Services } from '../src/app.js';
 import { ConflictError, InvalidError, NotFoundError } from '../src/domain/errors.js';
-import { SCOPES } from '../src/domain/scopes.js';
+import { SCOPES } from '../src/schemas/scopes.js';
 import { validate } from '../src/schemas/validate.js';
 import { TenantSettingsUpdate } from '../src/schemas/tenants.js';
 import { ApiKeyCreate, UserCreate } from '../src/schemas/users.js';

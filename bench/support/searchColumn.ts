@@ -5,7 +5,7 @@
 // (searchQueryEngineColumn.ts). What differs between the engines lives in these classes; every
 // measurement is the same code for both.
 import { createServices, type Services } from '../../src/app.js';
-import { SCOPES } from '../../src/domain/scopes.js';
+import { SCOPES } from '../../src/schemas/scopes.js';
 import { createLogger } from '../../src/log.js';
 import { BuiltinEngine } from '../../src/search/builtin/engine.js';
 import type { ProductSearch, SearchEngine } from '../../src/search/engine.js';

@@ -4,7 +4,7 @@
 // Ready message: { port, key, siteId, tenant, tenantId }.
 import { startServer } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { SCOPES } from '../../src/domain/scopes.js';
+import { SCOPES } from '../../src/schemas/scopes.js';
 import { createLogger } from '../../src/log.js';
 import { runChild } from './child.js';
 

@@ -3,7 +3,7 @@
 // framed or cached; the form carries a CSRF token that must match the one stored with the pending
 // request and the one in a per-request cookie (SameSite=Strict, HttpOnly).
 import { createHash } from 'node:crypto';
-import type { ClientRecord, PendingAuthorization } from '../domain/oauth/records.js';
+import type { ClientRecord, PendingAuthorization } from '../schemas/oauthRecords.js';
 import type { Reply } from '../http/route.js';
 
 const SCOPE_TEXT: Record<string, string> = {

@@ -1,9 +1,10 @@
 // Who is calling: the tenant from the Host header, the bearer credential, its scopes
 // (narrowed by X-Scopes), and the tenant's per-key rate limit (DESIGN §2).
 import type { ApiKeyService } from '../domain/apiKeys.js';
-import { narrowScopes, type Scope } from '../domain/scopes.js';
+import { narrowScopes, type Scope } from '../schemas/scopes.js';
 import type { TenantService } from '../domain/tenants.js';
-import type { Principal, Tenant } from '../domain/types.js';
+import type { Principal } from '../domain/types.js';
+import type { Tenant } from '../schemas/records.js';
 import { HttpError } from '../http/errors.js';
 import type { IncomingRequest } from '../http/route.js';
 

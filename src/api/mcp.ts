@@ -6,7 +6,8 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { defineRoute, type IncomingRequest, type Reply, type Route } from '../http/route.js';
 import { createMcpServer, type McpDeps } from '../mcp/server.js';
-import type { Principal, Tenant } from '../domain/types.js';
+import type { Principal } from '../domain/types.js';
+import type { Tenant } from '../schemas/records.js';
 
 const tags = ['mcp'];
 

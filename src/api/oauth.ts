@@ -5,8 +5,9 @@
 import { Type } from '@sinclair/typebox';
 import { OAuthError, PENDING_TTL_MS, type AuthorizeOutcome } from '../domain/oauth/records.js';
 import type { OAuthService } from '../domain/oauth/service.js';
-import { SCOPES } from '../domain/scopes.js';
-import type { Principal, Tenant } from '../domain/types.js';
+import { SCOPES } from '../schemas/scopes.js';
+import type { Principal } from '../domain/types.js';
+import type { Tenant } from '../schemas/records.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute, json, noContent, type IncomingRequest, type Reply, type Route } from '../http/route.js';
 import {

@@ -3,7 +3,7 @@ import type { ApiKeyRepository } from '../store/tenants.js';
 import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
 import { ForbiddenError, InvalidError, NotFoundError } from './errors.js';
 import type { UserService } from './tenants.js';
-import type { ApiKeyRecord } from './types.js';
+import type { ApiKeyRecord } from '../schemas/records.js';
 
 // `kcs_<key id>_<secret>`: the id finds the record, the SHA-256 of the whole key proves it.
 const KEY_RE = /^kcs_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})_([A-Za-z0-9_-]{20,})$/;
@@ -39,7 +39,7 @@ export class ApiKeyService {
       const missing = [...new Set(beyond)].join(' ');
       throw new ForbiddenError(`A new key cannot hold scopes its creator lacks: ${missing}`, missing);
     }
-    if (!(await this.users.get(tenantId, input.userId))) throw InvalidError.at(['body', 'user_id'], 'User not found in this tenant');
+    if (!(await this.users.get(tenantId, input.userId))) throw InvalidError.at(['user_id'], 'User not found in this tenant');
     const id = randomUUID();
     const key = `kcs_${id}_${randomBytes(24).toString('base64url')}`;
     const record: ApiKeyRecord = {

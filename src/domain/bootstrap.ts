@@ -1,5 +1,5 @@
 import { ConflictError } from './errors.js';
-import { SCOPES } from './scopes.js';
+import { SCOPES } from '../schemas/scopes.js';
 import type { ApiKeyService } from './apiKeys.js';
 import type { TenantService, UserService } from './tenants.js';
 

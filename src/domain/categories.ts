@@ -17,9 +17,9 @@ function refuse(result: Exclude<CategoryWriteResult, 'ok' | 'stale'>): never {
     case 'missing':
       throw new NotFoundError('Category not found');
     case 'no_parent':
-      throw InvalidError.at(['body', 'parent_id'], 'Parent category not found');
+      throw InvalidError.at(['parent_id'], 'Parent category not found');
     case 'cycle':
-      throw InvalidError.at(['body', 'parent_id'], 'A category cannot be moved below itself or its descendants');
+      throw InvalidError.at(['parent_id'], 'A category cannot be moved below itself or its descendants');
     case 'has_children':
       throw new ConflictError('The category has child categories; move or delete them first');
     case 'has_entries':

@@ -1,12 +1,5 @@
 // Rule violations the domain reports; the HTTP layer maps each to its status (http/server.ts).
-export type Loc = (string | number)[];
-
-/** One entry of a validation error list (FastAPI/Pydantic shape). */
-export interface ErrorItem {
-  loc: Loc;
-  msg: string;
-  type: string;
-}
+import type { ErrorItem, Loc } from '../schemas/errorItem.js';
 
 export class NotFoundError extends Error {}
 export class ConflictError extends Error {}
@@ -19,6 +12,11 @@ export class ForbiddenError extends Error {
   }
 }
 
+/**
+ * Input that breaks a rule, field by field: each `loc` is the field's path within the input of
+ * the use case (['parent_id'], ['metadata', 'steps']), without saying where the input came from;
+ * the HTTP layer puts it in the request body (http/server.ts), the MCP server names the field.
+ */
 export class InvalidError extends Error {
   constructor(readonly errors: ErrorItem[]) {
     super(errors.map((e) => e.msg).join('; '));

@@ -7,7 +7,7 @@ import { ENTRY_METADATA, VISIBILITIES, type Entry, type EntryCreate, type EntryL
 import { validate } from '../schemas/validate.js';
 import type { AuditActor, EntryRecord, EntryRepository, EntryTexts, StoredEntry } from '../store/knowledge.js';
 import { ConflictError, ForbiddenError, InvalidError, NotFoundError, PreconditionFailedError } from './errors.js';
-import { VISIBILITY_LEVELS, visibilityCeiling, type VisibilityLevel } from './scopes.js';
+import { VISIBILITY_LEVELS, visibilityCeiling, type VisibilityLevel } from '../schemas/scopes.js';
 import { noSearchRefresh, type SearchRefresh } from './searchRefresh.js';
 
 export type EntryView = Static<typeof Entry>;
@@ -62,7 +62,7 @@ function assertWritableVisibility(caller: Caller, visibility: string): void {
 /** Metadata checked and normalised against the type's schema; ttl_seconds becomes expires_at. */
 function normaliseMetadata(type: EntryType, metadata: Record<string, unknown>): Record<string, unknown> {
   const result = validate<Record<string, unknown>>(ENTRY_METADATA[type], metadata, 'metadata');
-  if (!result.ok) throw new InvalidError(result.errors.map((e) => ({ ...e, loc: ['body', ...e.loc] })));
+  if (!result.ok) throw new InvalidError(result.errors);
   const value = { ...result.value };
   if (type === 'memory') {
     if (typeof value.ttl_seconds === 'number') value.expires_at = new Date(Date.now() + value.ttl_seconds * 1000).toISOString();
@@ -113,7 +113,7 @@ export class KnowledgeService {
   async create(tenantId: string, caller: Caller, input: CreateInput, personal: boolean): Promise<EntryView> {
     const visibility = personal ? 'personal' : input.visibility!;
     if (!personal && visibility === 'personal') {
-      throw InvalidError.at(['body', 'visibility'], 'Personal entries are created through POST /api/knowledge/knowledge-entries/personal');
+      throw InvalidError.at(['visibility'], 'Personal entries are created through POST /api/knowledge/knowledge-entries/personal');
     }
     assertWritableVisibility(caller, visibility);
     const type = (input.type ?? 'knowledge') as EntryType;
@@ -174,10 +174,10 @@ export class KnowledgeService {
 
   async update(tenantId: string, caller: Caller, id: string, changes: UpdateInput, ifMatch: number | null): Promise<EntryView> {
     if (changes.type !== undefined) {
-      throw InvalidError.at(['body', 'type'], 'type is immutable; delete and re-create the entry to change it', 'extra_forbidden');
+      throw InvalidError.at(['type'], 'type is immutable; delete and re-create the entry to change it', 'extra_forbidden');
     }
     if (changes.visibility === 'personal') {
-      throw InvalidError.at(['body', 'visibility'], 'Personal entries are created through POST /api/knowledge/knowledge-entries/personal');
+      throw InvalidError.at(['visibility'], 'Personal entries are created through POST /api/knowledge/knowledge-entries/personal');
     }
     if (changes.visibility) assertWritableVisibility(caller, changes.visibility);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -250,7 +250,7 @@ export class KnowledgeService {
     const embeddingStatus = embed ? this.embedding.initialStatus : previous!.embeddingStatus;
     const result = await this.repo.write({ tenantId, doc, previous, texts, thash, embeddingStatus, actor: caller });
     if (result.kind !== 'ok') {
-      if (result.kind === 'no_category') throw InvalidError.at(['body', 'category_id'], 'Category not found');
+      if (result.kind === 'no_category') throw InvalidError.at(['category_id'], 'Category not found');
       if (!previous) throw new ConflictError('The entry id is taken; retry');
       throw new StaleWrite();
     }

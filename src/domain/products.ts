@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Static } from '@sinclair/typebox';
 import type { Product, ProductCreate } from '../schemas/products.js';
 import type { JobItem, ProductFilter, ProductRecord, ProductRepository, ProductTexts, ProductTextSources, ProductWrite, StoredProduct } from '../store/products.js';
-import { canonicalDecimal } from './decimal.js';
+import { canonicalDecimal } from '../schemas/decimalString.js';
 import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
 import { ConflictError, NotFoundError } from './errors.js';
 import { noSearchRefresh, type SearchRefresh } from './searchRefresh.js';

@@ -9,7 +9,7 @@ import { NotFoundError } from './errors.js';
 import { readableVisibilities, type Caller, type EntryView, type KnowledgeService } from './knowledge.js';
 import type { ProductService, ProductView } from './products.js';
 import type { SiteService } from './sites.js';
-import type { Tenant } from './types.js';
+import type { Tenant } from '../schemas/records.js';
 import type { Page } from '../store/docs.js';
 
 type ProductSearchInput = Static<typeof ProductSearchRequest>;

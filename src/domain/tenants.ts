@@ -4,7 +4,7 @@ import type { TenantSettingsUpdate } from '../schemas/tenants.js';
 import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
 import type { TenantRepository, UserRepository } from '../store/tenants.js';
 import { ConflictError, InvalidError, NotFoundError } from './errors.js';
-import type { Tenant, User } from './types.js';
+import type { Tenant, User } from '../schemas/records.js';
 import type { Page } from '../store/docs.js';
 
 export const DEFAULT_SETTINGS: Tenant['settings'] = { variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0 };

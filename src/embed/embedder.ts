@@ -17,7 +17,3 @@ export function normalize(vector: ArrayLike<number>): Float32Array {
   if (norm > 0) for (let i = 0; i < out.length; i++) out[i] /= norm;
   return out;
 }
-
-export const toBytes = (vector: Float32Array): Buffer => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
-export const fromBytes = (bytes: Buffer): Float32Array =>
-  new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));

@@ -1,4 +1,4 @@
-import type { ErrorItem } from '../domain/errors.js';
+import type { ErrorItem } from '../schemas/errorItem.js';
 
 /** An error that becomes an HTTP response: `{"detail": ...}` with the given status and headers. */
 export class HttpError extends Error {

@@ -1,7 +1,7 @@
 // Turns the raw request into the typed params, query and body a handler sees, listing every
 // validation error of all three at once (as FastAPI does).
 import type { TSchema } from '@sinclair/typebox';
-import type { ErrorItem } from '../domain/errors.js';
+import type { ErrorItem } from '../schemas/errorItem.js';
 import { HttpError } from './errors.js';
 import type { IncomingRequest, Route } from './route.js';
 import { validate, type Source } from '../schemas/validate.js';

@@ -1,7 +1,8 @@
 // The pipeline every route runs: the tenant (from Host) and the caller's credential and scopes as
 // the route's `auth` asks, its input parsed against its schemas (422), then its handler.
-import type { Scope } from '../domain/scopes.js';
-import type { Principal, Tenant } from '../domain/types.js';
+import type { Scope } from '../schemas/scopes.js';
+import type { Principal } from '../domain/types.js';
+import type { Tenant } from '../schemas/records.js';
 import type { WriteConfirmation } from '../domain/writeConfirmation.js';
 import { parseInput } from './input.js';
 import type { IncomingRequest, RouteContext } from './route.js';

@@ -1,7 +1,8 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Method } from './router.js';
-import type { Principal, Tenant } from '../domain/types.js';
-import type { Scope } from '../domain/scopes.js';
+import type { Principal } from '../domain/types.js';
+import type { Tenant } from '../schemas/records.js';
+import type { Scope } from '../schemas/scopes.js';
 
 /** Who may call a route: anyone (no tenant), anyone on a known tenant, or a bearer with all these scopes. */
 export type RouteAuth = 'none' | 'tenant' | { scopes: Scope[] };

@@ -200,7 +200,8 @@ function tooLarge(limit: number): Reply {
 /** Maps an error to its reply; anything unexpected is a 500 without internals. */
 function errorReply(error: unknown, unavailable: (error: unknown) => boolean = () => false): Reply {
   if (error instanceof HttpError) return { status: error.status, body: { detail: error.detail }, headers: error.headers };
-  if (error instanceof InvalidError) return { status: 422, body: { detail: error.errors } };
+  // The domain's field paths are within the request body, its input.
+  if (error instanceof InvalidError) return { status: 422, body: { detail: error.errors.map((e) => ({ ...e, loc: ['body', ...e.loc] })) } };
   if (error instanceof NotFoundError) return { status: 404, body: { detail: error.message } };
   if (error instanceof ConflictError) return { status: 409, body: { detail: error.message } };
   if (error instanceof PreconditionFailedError) return { status: 412, body: { detail: error.message } };

@@ -9,7 +9,8 @@ import type { Caller, KnowledgeService } from '../domain/knowledge.js';
 import type { ProductService } from '../domain/products.js';
 import type { SearchService } from '../domain/search.js';
 import { describeError } from './errors.js';
-import type { Principal, Tenant } from '../domain/types.js';
+import type { Principal } from '../domain/types.js';
+import type { Tenant } from '../schemas/records.js';
 import { ENTRY_TYPES } from '../schemas/knowledge.js';
 
 export interface McpDeps {

@@ -1,7 +1,7 @@
 // The Decimal schema kind: a JSON number or a decimal string, optionally bounded. Registered with
 // TypeBox so compiled validators enforce it; the error walker reports it in Pydantic's terms.
 import { Kind, Type, TypeRegistry, type TSchema, type TUnsafe } from '@sinclair/typebox';
-import { DECIMAL_PATTERN, canonicalDecimal, compareDecimal, isDecimalString } from '../domain/decimal.js';
+import { DECIMAL_PATTERN, canonicalDecimal, compareDecimal, isDecimalString } from './decimalString.js';
 
 export interface DecimalOptions {
   minimum?: number;

@@ -2,7 +2,7 @@
 // RFC-shaped, not 422), so the request schemas here document the wire format in /openapi.json;
 // the response schemas describe what the handlers answer.
 import { Type } from '@sinclair/typebox';
-import { SCOPES } from '../domain/scopes.js';
+import { SCOPES } from './scopes.js';
 import { Nullable, StringEnum, Uuid } from './common.js';
 
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DECIMAL_PATTERN } from '../domain/decimal.js';
+import { DECIMAL_PATTERN } from './decimalString.js';
 import { DateTime, MAX_INT, Nullable, Pagination, StringEnum, Uuid } from './common.js';
 import { Decimal, type DecimalOptions } from './decimal.js';
 

@@ -1,11 +1,12 @@
 // Wire contract of search (DESIGN §6): product and knowledge search, related documents.
 import { Type, type TSchema } from '@sinclair/typebox';
-import { PRODUCT_FACETS } from '../search/engine.js';
 import { Nullable, StringEnum, Uuid } from './common.js';
 import { ENTRY_TYPES, Entry, VISIBILITIES } from './knowledge.js';
 import { Product } from './products.js';
 
 export const SEARCH_MODES = ['hybrid', 'keyword', 'semantic'] as const;
+/** The facets a product search can count. */
+export const PRODUCT_FACETS = ['brand', 'category', 'availability'] as const;
 
 const Values = (description: string) => Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50, description });
 

@@ -7,7 +7,7 @@ import { TypeCompiler, ValueErrorType, type TypeCheck } from '@sinclair/typebox/
 import { isDateTime, isUuid } from './common.js';
 import { decimalIssue, isDecimalSchema } from './decimal.js';
 
-import type { ErrorItem, Loc } from '../domain/errors.js';
+import type { ErrorItem, Loc } from './errorItem.js';
 
 /** 'json': values arrive typed; 'text': values arrive as strings (query, path, form) and are parsed. */
 export type Source = 'json' | 'text';

@@ -1,10 +1,10 @@
 // The SearchEngine port: what the search service asks of an engine, whichever it is (the built-in
 // in-memory replica on plain Redis, or the Redis Query Engine). Engines return ids, scores and
 // ranks; the service loads the documents themselves, so both engines answer the same shape.
+import type { PRODUCT_FACETS } from '../schemas/search.js';
 
 export type SearchMode = 'keyword' | 'semantic' | 'hybrid';
 export type VariantStrategy = 'all' | 'children_only' | 'parents_only';
-export const PRODUCT_FACETS = ['brand', 'category', 'availability'] as const;
 export type ProductFacet = (typeof PRODUCT_FACETS)[number];
 
 export interface ProductFilters {

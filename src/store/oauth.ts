@@ -1,7 +1,7 @@
 // OAuth clients, pending authorization requests, codes, grants and tokens (DESIGN §5). Codes and
 // tokens are stored only under the SHA-256 of their value, each with its Redis TTL; every key
 // carries the tenant's hash tag, so the multi-key scripts stay atomic in one Cluster slot.
-import type { ClientRecord, GrantRecord, PendingAuthorization, TokenRecord } from '../domain/oauth/records.js';
+import type { ClientRecord, GrantRecord, PendingAuthorization, TokenRecord } from '../schemas/oauthRecords.js';
 import { appendAudit, deleteAudited, type AuditActor } from './audit.js';
 import { listDocs, readDoc } from './docs.js';
 import { keys } from './keys.js';

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, Tenant, User } from '../domain/types.js';
+import type { ApiKeyRecord, Tenant, User } from '../schemas/records.js';
 import { appendAudit, auditArgs, auditKeys, deleteAudited, type AuditActor } from './audit.js';
 import { listDocs, readDoc, type Page } from './docs.js';
 import { keys } from './keys.js';

@@ -1,7 +1,7 @@
 // Vectors of products and knowledge entries: the texts to embed, the content-addressed cache,
 // and the guarded store.
 import { createHash } from 'node:crypto';
-import { fromBytes, toBytes } from '../embed/embedder.js';
+import { fromBytes, toBytes } from './vectorBytes.js';
 import { CHANGE_STREAM_MAXLEN, embeddingCacheKey, keys } from './keys.js';
 import type { ProductTextSources, StoredProduct } from './products.js';
 import type { Store } from './redis.js';

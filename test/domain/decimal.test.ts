@@ -2,7 +2,7 @@
 // the ordering used for the rating bounds. Pure functions, no stack.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DECIMAL_PATTERN, canonicalDecimal, compareDecimal, isDecimalString } from '../../src/domain/decimal.js';
+import { DECIMAL_PATTERN, canonicalDecimal, compareDecimal, isDecimalString } from '../../src/schemas/decimalString.js';
 
 describe('isDecimalString', () => {
   test('is the spec pattern', () => {

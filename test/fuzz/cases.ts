@@ -1,7 +1,7 @@
 // The fuzz case of one route template: mutated path, query, body, headers, credential and Host.
 // Most cases stay close to the valid template (so they reach the handler); some break it whole.
 import fc from 'fast-check';
-import { SCOPES } from '../../src/domain/scopes.js';
+import { SCOPES } from '../../src/schemas/scopes.js';
 import { TEMPLATES, routeName, type RouteTemplate } from './routes.js';
 import { PROTO_KEYS, RawJson, Ref, deepNesting, headerSafe, hostileJson, hostileString, oddEncoded, percentEncode, toJsonText, wtf8 } from './values.js';
 

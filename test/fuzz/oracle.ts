@@ -1,6 +1,6 @@
 // What every answer of the fuzz test must satisfy: no 5xx, no hang, JSON that parses, the
 // documented error shape of its route family, and no success for a caller that may not succeed.
-import { SCOPES, narrowScopes } from '../../src/domain/scopes.js';
+import { SCOPES, narrowScopes } from '../../src/schemas/scopes.js';
 import type { FuzzCase } from './cases.js';
 import type { FuzzContext, WireAnswer } from './wire.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { startServer } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { SCOPES } from '../../src/domain/scopes.js';
+import { SCOPES } from '../../src/schemas/scopes.js';
 import { createLogger } from '../../src/log.js';
 import { startEmbeddedRedis } from '../../src/store/embeddedRedis.js';
 import { httpJson } from '../helpers/process.js';

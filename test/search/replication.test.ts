@@ -12,7 +12,7 @@ import { freePort } from '../../src/store/embeddedRedis.js';
 import { redisEnv, type RedisAt } from '../../src/store/redis.js';
 import { CliProcess, httpJson } from '../helpers/process.js';
 import { sharedRedis } from '../helpers/stack.js';
-import { SCOPES } from '../../src/domain/scopes.js';
+import { SCOPES } from '../../src/schemas/scopes.js';
 import { SEARCH_KNOWLEDGE, SEARCH_PRODUCTS, openDomain, privateRedis, uniqueSlug, type PrivateRedis } from './fixtures.js';
 
 const BOUND_MS = 1500;

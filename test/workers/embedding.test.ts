@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { embeddingTexts, type ProductInput } from '../../src/domain/products.js';
-import { fromBytes, toBytes } from '../../src/embed/embedder.js';
+import { fromBytes, toBytes } from '../../src/store/vectorBytes.js';
 import { HfEmbedder } from '../../src/embed/hf.js';
 import { LocalEmbedder } from '../../src/embed/local.js';
 import { embeddingCacheKey, keys } from '../../src/store/keys.js';

@@ -6,9 +6,10 @@ import type { OAuthLifetimes } from '../../config.js';
 import { isUuid } from '../../schemas/common.js';
 import type { OAuthRepository } from '../../store/oauth.js';
 import type { ApiKeyService } from '../apiKeys.js';
-import { isScope } from '../scopes.js';
-import type { Tenant } from '../types.js';
-import { OAuthError, PENDING_TTL_MS, type AuthorizeOutcome, type CodeRecord, type PendingAuthorization } from './records.js';
+import { isScope } from '../../schemas/scopes.js';
+import type { Tenant } from '../../schemas/records.js';
+import { OAuthError, PENDING_TTL_MS, type AuthorizeOutcome } from './records.js';
+import type { CodeRecord, PendingAuthorization } from '../../schemas/oauthRecords.js';
 import { canonical, CHALLENGE_RE, digestOf, randomSecret, redirectTo, resolveResource, safeEqual, splitScope } from './rules.js';
 
 const MAX_STATE_LENGTH = 2000;

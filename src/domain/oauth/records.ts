@@ -1,10 +1,8 @@
 // The OAuth 2.1 authorization server's records and its error (DESIGN §5): what the endpoints
 // (authorization.ts, tokens.ts) and the store (store/oauth.ts) hand each other.
-import { AUTH_METHODS, GRANT_TYPES } from '../../schemas/oauth.js';
-import { SCOPES } from '../scopes.js';
+import type { ClientRecord, PendingAuthorization } from '../../schemas/oauthRecords.js';
+import { SCOPES } from '../../schemas/scopes.js';
 
-export type GrantType = (typeof GRANT_TYPES)[number];
-export type AuthMethod = (typeof AUTH_METHODS)[number];
 /** Paths below the tenant base URL that a token may be bound to (RFC 8707 `resource`): '' = all. */
 export const RESOURCE_PATHS = ['', '/api', '/mcp'] as const;
 /** Scopes a client gets when it registers without `scope`: everything except `admin`. */
@@ -24,80 +22,10 @@ export class OAuthError extends Error {
   }
 }
 
-export interface ClientRecord {
-  client_id: string;
-  tenant_id: string;
-  client_name: string;
-  redirect_uris: string[];
-  grant_types: GrantType[];
-  response_types: string[];
-  token_endpoint_auth_method: AuthMethod;
-  /** Space-separated, like the wire format. */
-  scope: string;
-  client_id_issued_at: number;
-  client_secret_expires_at: 0;
-  /** The user of the admin key that registered the client; null when open registration was used. */
-  registered_by_user_id: string | null;
-  /** SHA-256 hex of the client secret; null for public clients. */
-  secret_digest: string | null;
-}
-
 export type PublicClient = Omit<ClientRecord, 'secret_digest'>;
 
 /** The RFC 7591 §3.2.1 answer (spec §2.5): the client as stored, its secret this once (confidential clients only). */
 export type Registration = Omit<ClientRecord, 'tenant_id' | 'registered_by_user_id' | 'secret_digest'> & { client_secret?: string };
-
-/** An authorization request waiting for the consent page's answer. */
-export interface PendingAuthorization {
-  id: string;
-  client_id: string;
-  redirect_uri: string;
-  /** Whether redirect_uri was sent (then the token request must repeat it). */
-  redirect_uri_given: boolean;
-  state: string | null;
-  scope: string[];
-  resource: string;
-  resource_path: string;
-  code_challenge: string;
-  /** Echoed by the consent form and its cookie. */
-  csrf: string;
-}
-
-export interface CodeRecord {
-  grant_id: string;
-  client_id: string;
-  user_id: string;
-  api_key_id: string;
-  redirect_uri: string;
-  redirect_uri_given: boolean;
-  code_challenge: string;
-  scope: string[];
-  resource: string;
-  resource_path: string;
-}
-
-export interface GrantRecord {
-  id: string;
-  kind: 'authorization_code' | 'client_credentials';
-  client_id: string;
-  user_id: string;
-  /** The API key that approved the consent (authorization_code): revoking the key revokes the grant. */
-  api_key_id?: string;
-  scope: string[];
-  resource: string;
-  resource_path: string;
-  created_at: string;
-}
-
-/** What an access or refresh token carries. */
-export interface TokenRecord {
-  grant_id: string;
-  client_id: string;
-  user_id: string;
-  scope: string[];
-  resource: string;
-  resource_path: string;
-}
 
 export interface TokenResponse {
   access_token: string;

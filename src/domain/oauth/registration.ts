@@ -1,7 +1,8 @@
 // Client registration (RFC 7591): the request's fields checked; every other key is ignored (spec §9).
-import { isScope, SCOPES } from '../scopes.js';
+import { isScope, SCOPES } from '../../schemas/scopes.js';
 import { AUTH_METHODS, GRANT_TYPES } from '../../schemas/oauth.js';
-import { DEFAULT_CLIENT_SCOPES, OAuthError, type AuthMethod, type GrantType } from './records.js';
+import { DEFAULT_CLIENT_SCOPES, OAuthError } from './records.js';
+import type { AuthMethod, GrantType } from '../../schemas/oauthRecords.js';
 import { canonical, splitScope } from './rules.js';
 
 const MAX_REDIRECT_URIS = 20;

@@ -1,7 +1,7 @@
 // Rules the OAuth endpoints share: opaque credentials (formats, digests, PKCE S256), scope lists,
 // resources (RFC 8707) and redirects back to a client.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { SCOPES } from '../scopes.js';
+import { SCOPES } from '../../schemas/scopes.js';
 import { OAuthError, RESOURCE_PATHS } from './records.js';
 
 const SECRET_RE = '[A-Za-z0-9_-]{43}';

@@ -5,8 +5,9 @@ import type { OAuthLifetimes } from '../../config.js';
 import { isUuid } from '../../schemas/common.js';
 import { GRANT_TYPES } from '../../schemas/oauth.js';
 import type { IssueResult, NewTokens, OAuthRepository } from '../../store/oauth.js';
-import type { Tenant } from '../types.js';
-import { OAuthError, type ClientRecord, type CodeRecord, type GrantRecord, type GrantType, type PresentedClient, type TokenResponse } from './records.js';
+import type { Tenant } from '../../schemas/records.js';
+import { OAuthError, type PresentedClient, type TokenResponse } from './records.js';
+import type { ClientRecord, CodeRecord, GrantRecord, GrantType } from '../../schemas/oauthRecords.js';
 import { canonical, CODE_RE, digestOf, narrowResource, parseToken, randomSecret, resolveResource, s256, safeEqual, splitScope, VERIFIER_RE } from './rules.js';
 
 export class TokenEndpoint {

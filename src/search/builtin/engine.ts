@@ -2,7 +2,7 @@
 // tenant's products and entries (text index + vectors), read from Redis at start and kept current
 // from the change streams (ChangeFollower). Writes made by this process are applied before they
 // are answered (refresh), so a 2xx write is searchable here at once.
-import { fromBytes } from '../../embed/embedder.js';
+import { fromBytes } from '../../store/vectorBytes.js';
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/redis.js';
 import type {

@@ -3,8 +3,8 @@
 import type { StoredProduct } from '../../store/products.js';
 import { analyze, baseLanguage } from '../analysis.js';
 import { attributeValues, codeKey, isInStock, queryCodes } from '../productValues.js';
+import { PRODUCT_FACETS } from '../../schemas/search.js';
 import {
-  PRODUCT_FACETS,
   type FacetCount, type ProductFacet, type ProductFilters, type ProductSearch, type RelatedRequest, type SearchResult, type VariantStrategy,
 } from '../engine.js';
 import { DocTable, type DocInput } from './docTable.js';
