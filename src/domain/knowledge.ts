@@ -9,6 +9,7 @@ import type { AuditActor, EntryRecord, EntryRepository, EntryTexts, StoredEntry 
 import { ConflictError, ForbiddenError, InvalidError, NotFoundError, PreconditionFailedError } from './errors.js';
 import { VISIBILITY_LEVELS, visibilityCeiling, type VisibilityLevel } from '../schemas/scopes.js';
 import { noSearchRefresh, type SearchRefresh } from './searchRefresh.js';
+import type { EmbeddingStatus } from '../schemas/common.js';
 
 export type EntryView = Static<typeof Entry>;
 type CreateInput = Static<typeof EntryCreate>;
@@ -23,7 +24,7 @@ export interface Caller extends AuditActor {
 
 /** Hands entries whose texts changed to the embedding workers. */
 export interface EntryEmbeddingScheduler {
-  readonly initialStatus: 'pending' | 'skipped';
+  readonly initialStatus: Extract<EmbeddingStatus, 'pending' | 'skipped'>;
   schedule(tenantId: string, items: { entryId: string; thash: string }[]): Promise<void>;
 }
 
@@ -85,12 +86,9 @@ function toView(record: EntryRecord): EntryView {
   const { doc } = record;
   return {
     ...doc,
-    visibility: doc.visibility as EntryView['visibility'],
-    type: doc.type as EntryView['type'],
-    source: doc.source as EntryView['source'],
     version: record.version,
     embedding_model: record.embeddingStatus === 'ready' ? record.embeddingModel : null,
-    embedding_status: record.embeddingStatus as EntryView['embedding_status'],
+    embedding_status: record.embeddingStatus,
   };
 }
 

@@ -9,6 +9,7 @@ import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
 import { ConflictError, NotFoundError } from './errors.js';
 import { noSearchRefresh, type SearchRefresh } from './searchRefresh.js';
 import type { Page } from '../store/docs.js';
+import type { EmbeddingStatus } from '../schemas/common.js';
 
 export type ProductInput = Static<typeof ProductCreate>;
 export type ProductView = Static<typeof Product>;
@@ -17,7 +18,7 @@ export type UpsertResult = 'created' | 'updated' | 'unchanged';
 /** Hands products whose texts changed to the embedding workers. */
 export interface EmbeddingScheduler {
   /** Status a product gets when its texts change: 'pending', or 'skipped' when embedding is off. */
-  readonly initialStatus: 'pending' | 'skipped';
+  readonly initialStatus: Extract<EmbeddingStatus, 'pending' | 'skipped'>;
   schedule(tenantId: string, items: { productId: string; thash: string }[]): Promise<void>;
 }
 
@@ -386,6 +387,6 @@ function toView(record: ProductRecord, parentId: string | null): ProductView {
     ...doc,
     parent_product_id: parentId === doc.id ? null : parentId,
     last_synced_at: record.synced,
-    embedding_status: record.embeddingStatus as ProductView['embedding_status'],
+    embedding_status: record.embeddingStatus,
   };
 }

@@ -53,3 +53,7 @@ export const Pagination = {
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size' }),
   offset: Type.Integer({ minimum: 0, maximum: MAX_INT, default: 0, description: 'Items to skip' }),
 };
+
+/** Where a document's vectors stand: computing, stored, given up on, or not wanted (embedding off). */
+export const EMBEDDING_STATUSES = ['pending', 'ready', 'failed', 'skipped'] as const;
+export type EmbeddingStatus = (typeof EMBEDDING_STATUSES)[number];

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { DateTime, MAX_INT, Nullable, Pagination, StringEnum, Uuid } from './common.js';
+import { DateTime, EMBEDDING_STATUSES, MAX_INT, Nullable, Pagination, StringEnum, Uuid } from './common.js';
 
 export const VISIBILITIES = ['public', 'internal', 'personal', 'restricted', 'community', 'workspace'] as const;
 export const ENTRY_TYPES = ['knowledge', 'skill', 'process', 'glossary', 'memory', 'bootstrap', 'skill_index'] as const;
@@ -129,7 +129,7 @@ export const Entry = Type.Object(
     version: Type.Integer({ minimum: 1 }),
     translation_group_id: Uuid(),
     embedding_model: Nullable(Type.String()),
-    embedding_status: StringEnum(['pending', 'ready', 'failed', 'skipped'] as const),
+    embedding_status: StringEnum(EMBEDDING_STATUSES),
     workspace_id: Nullable(Uuid()),
     created_by_user_id: Nullable(Uuid()),
     created_at: DateTime(),

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DECIMAL_PATTERN } from './decimalString.js';
-import { DateTime, MAX_INT, Nullable, Pagination, StringEnum, Uuid } from './common.js';
+import { DateTime, EMBEDDING_STATUSES, MAX_INT, Nullable, Pagination, StringEnum, Uuid } from './common.js';
 import { Decimal, type DecimalOptions } from './decimal.js';
 
 /** A price or rating: a JSON number or a decimal string (spec pattern), or null. */
@@ -48,8 +48,6 @@ export const ProductCreate = Type.Object(
 );
 
 const DecimalOut = Nullable(Type.String({ pattern: DECIMAL_PATTERN }));
-
-export const EMBEDDING_STATUSES = ['pending', 'ready', 'failed', 'skipped'] as const;
 
 export const Product = Type.Object(
   {

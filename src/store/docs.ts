@@ -1,3 +1,4 @@
+import { EMBEDDING_STATUSES, type EmbeddingStatus } from '../schemas/common.js';
 import type { RedisClient } from './redis.js';
 
 /** Documents are JSON strings under their own key; a sorted set (score = created ms) orders them. */
@@ -31,3 +32,7 @@ export async function listDocs<T>(
   const items = raws.filter((raw): raw is string => raw !== null).map((raw) => JSON.parse(raw) as T);
   return { items, total };
 }
+
+/** A document's stored embedding status; none yet (or one this version does not know) is pending. */
+export const embeddingStatusOf = (raw: string | null): EmbeddingStatus =>
+  (EMBEDDING_STATUSES as readonly (string | null)[]).includes(raw) ? (raw as EmbeddingStatus) : 'pending';

@@ -3,6 +3,7 @@
 import { appendAudit, type AuditActor } from './audit.js';
 import { keys } from './keys.js';
 import type { Store } from './redis.js';
+import type { JOB_STATUSES } from '../schemas/products.js';
 
 export const JOB_TTL_SECONDS = 7 * 24 * 3600;
 
@@ -49,7 +50,7 @@ export interface JobRecord {
   id: string;
   siteId: string;
   source: string;
-  status: 'queued' | 'running' | 'completed' | 'failed';
+  status: (typeof JOB_STATUSES)[number];
   total: number;
   accepted: number;
   rejected: number;

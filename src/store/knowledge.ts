@@ -1,40 +1,22 @@
 // Knowledge entries in Redis: a hash per entry, list indexes per filter dimension, an expiry
 // index, with an audit event per write (store/audit.ts); pages for any filter combination come from one MULTI.
 import { randomUUID } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
+import type { EmbeddingStatus } from '../schemas/common.js';
+import type { Entry } from '../schemas/knowledge.js';
 import { auditArgs, auditKeys, type AuditActor } from './audit.js';
 import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
 import type { DocumentProjection } from './projection.js';
+import { embeddingStatusOf } from './docs.js';
 import { readHashes, scanKeys, type Store } from './redis.js';
 
-export interface StoredEntry {
-  id: string;
-  tenant_id: string;
-  title: string;
-  content: string;
-  category_id: string;
-  visibility: string;
-  summary: string | null;
-  layer: string | null;
-  tags: string[];
-  type: string;
-  language: string;
-  metadata: Record<string, unknown>;
-  source: string;
-  source_reference: string | null;
-  similarity_text: string | null;
-  search_keywords: string[];
-  project_ids: string[] | null;
-  translation_group_id: string;
-  workspace_id: string | null;
-  created_by_user_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** An entry's stored fields: the response less what is kept beside the document (version, embedding). */
+export type StoredEntry = Omit<Static<typeof Entry>, 'version' | 'embedding_model' | 'embedding_status'>;
 
 export interface EntryRecord {
   doc: StoredEntry;
   version: number;
-  embeddingStatus: string;
+  embeddingStatus: EmbeddingStatus;
   embeddingModel: string | null;
   thash: string;
 }
@@ -53,7 +35,7 @@ export interface EntryWrite {
   texts: EntryTexts;
   /** Hash of the texts: a new one stores the texts and `embeddingStatus` with the document. */
   thash: string;
-  embeddingStatus: string;
+  embeddingStatus: EmbeddingStatus;
   actor: AuditActor;
 }
 
@@ -88,7 +70,7 @@ const RECORD_FIELDS = ['doc', 'rev', 'estatus', 'emodel', 'thash'] as const;
 function toRecord(values: (string | null)[]): EntryRecord | null {
   const [doc, rev, estatus, emodel, thash] = values;
   if (doc === null || rev === null) return null;
-  return { doc: JSON.parse(doc) as StoredEntry, version: Number(rev), embeddingStatus: estatus ?? 'pending', embeddingModel: emodel || null, thash: thash ?? '' };
+  return { doc: JSON.parse(doc) as StoredEntry, version: Number(rev), embeddingStatus: embeddingStatusOf(estatus), embeddingModel: emodel || null, thash: thash ?? '' };
 }
 
 /** Every entry of a tenant: the shared ones (all sit in the restricted ceiling set) and each owner's personal ones. */

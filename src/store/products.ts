@@ -1,47 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
+import type { EmbeddingStatus } from '../schemas/common.js';
+import type { Product } from '../schemas/products.js';
 import { auditArgs, auditKeys, type AuditActor } from './audit.js';
 import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
 import type { DocumentProjection } from './projection.js';
 import type { Store } from './redis.js';
-import type { Page } from './docs.js';
+import { embeddingStatusOf, type Page } from './docs.js';
 
-/** A product's stored fields (the response less what is derived at read time). */
-export interface StoredProduct {
-  id: string;
-  tenant_id: string;
-  site_id: string;
-  external_id: string | null;
-  title: string;
-  description: string | null;
-  short_description: string | null;
-  sku: string | null;
-  gtin: string | null;
-  brand: string | null;
-  category: string | null;
-  attributes: Record<string, unknown>;
-  properties: Record<string, unknown>;
-  price_current: string | null;
-  price_msrp: string | null;
-  price_special: string | null;
-  price_on_request: boolean;
-  currency: string;
-  image_url: string | null;
-  product_url: string | null;
-  availability: string | null;
-  additional_images: string[];
-  rating_average: string | null;
-  rating_count: number;
-  language: string;
-  translation_group_id: string | null;
-  is_variant: boolean;
-  is_parent: boolean;
-  search_keywords: string[];
-  has_similarity_anchor: boolean;
-  source: string;
-  sync_hash: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/**
+ * A product's stored fields: the response less what is derived at read time (the parent's id from
+ * its external_id, the last sync time, the embedding status: each kept beside the document).
+ */
+export type StoredProduct = Omit<Static<typeof Product>, 'parent_product_id' | 'last_synced_at' | 'embedding_status'>;
 
 /**
  * The embedding texts a client gave explicitly (embedding_text_*, similarity_text as the anchor):
@@ -69,7 +40,7 @@ export interface ProductRecord {
   parentExternalId: string | null;
   thash: string;
   synced: string | null;
-  embeddingStatus: string;
+  embeddingStatus: EmbeddingStatus;
 }
 
 export interface ProductWrite {
@@ -78,7 +49,7 @@ export interface ProductWrite {
   /** null: the texts did not change; their hash and sources are left as stored. */
   textSources: ProductTextSources | null;
   thash: string;
-  embeddingStatus: string;
+  embeddingStatus: EmbeddingStatus;
   /** null: create. */
   previous: ProductRecord | null;
   /** A bulk item: its job and index, so the result is counted once whatever the retries. */
@@ -158,7 +129,7 @@ const RECORD_FIELDS = ['doc', 'rev', 'pext', 'thash', 'estatus'] as const;
 function toRecord(values: (string | null)[], synced: string | null): ProductRecord | null {
   const [doc, rev, pext, thash, estatus] = values;
   if (doc === null || rev === null) return null;
-  return { doc: JSON.parse(doc) as StoredProduct, rev, parentExternalId: pext || null, thash: thash ?? '', synced, embeddingStatus: estatus ?? 'pending' };
+  return { doc: JSON.parse(doc) as StoredProduct, rev, parentExternalId: pext || null, thash: thash ?? '', synced, embeddingStatus: embeddingStatusOf(estatus) };
 }
 
 export interface ProductFilter {
