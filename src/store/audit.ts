@@ -6,6 +6,7 @@ import type { ChainableCommander } from 'ioredis';
 import type { AUDIT_ENTITY_TYPES } from '../schemas/knowledge.js';
 import { keys } from './keys.js';
 import type { Store } from './redis.js';
+import { WriteResult } from './scripts.js';
 
 /** Who wrote: the user and credential, the OAuth client (from the token, never a header), the channel. */
 export interface AuditActor {
@@ -32,7 +33,12 @@ export interface AuditEvent {
 const AUDIT_MAXLEN = { tenant: 1_000_000, type: 100_000, entity: 1000 };
 
 /** The three streams an event of this entity goes to, in the order lua/lib/audit.lua expects. */
-export const auditKeys = (tenantId: string, entityType: AuditEntityType, entityId: string): string[] => [
+/** The three streams an event goes to: the tenant's, its entity type's, its entity's. */
+export type AuditKeys = [tenant: string, entityType: string, entity: string];
+/** An event as script arguments (auditArgs). */
+export type AuditArgs = (string | number)[];
+
+export const auditKeys = (tenantId: string, entityType: AuditEntityType, entityId: string): AuditKeys => [
   keys.audit(tenantId), keys.auditOfType(tenantId, entityType), keys.auditOf(tenantId, entityId),
 ];
 
@@ -40,7 +46,7 @@ export const auditKeys = (tenantId: string, entityType: AuditEntityType, entityI
  * An event as script arguments: the three stream lengths, the number of field/value pairs, the
  * pairs. A script adds the `version` it wrote (see lua/lib/audit.lua).
  */
-export function auditArgs(actor: AuditActor, event: AuditEvent): (string | number)[] {
+export function auditArgs(actor: AuditActor, event: AuditEvent): AuditArgs {
   const fields = [
     'action', event.action, 'entity_type', event.entityType, 'entity_id', event.entityId,
     'user_id', actor.userId ?? '', 'credential_id', actor.credentialId ?? '', 'client_id', actor.clientId ?? '', 'audit_source', actor.source,
@@ -61,7 +67,7 @@ export async function deleteAudited(
   const result = await redis.deleteAudited(
     doc.key, doc.index, ...auditKeys(doc.tenantId, event.entityType, event.entityId), event.entityId, ...auditArgs(actor, event),
   );
-  return result === 1;
+  return result === WriteResult.Done;
 }
 
 export interface RawAuditEvent {

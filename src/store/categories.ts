@@ -2,6 +2,7 @@ import { auditArgs, auditKeys, type AuditActor } from './audit.js';
 import { listDocs } from './docs.js';
 import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
 import type { Store } from './redis.js';
+import { WriteResult } from './scripts.js';
 
 export interface StoredCategory {
   id: string;
@@ -16,8 +17,9 @@ export interface StoredCategory {
 
 export type CategoryWriteResult = 'ok' | 'missing' | 'no_parent' | 'stale' | 'cycle' | 'has_children' | 'has_entries';
 
-const RESULTS: Record<number, CategoryWriteResult> = {
-  1: 'ok', 0: 'missing', [-1]: 'no_parent', [-2]: 'stale', [-3]: 'cycle', [-4]: 'has_entries',
+const RESULTS: Record<WriteResult, CategoryWriteResult> = {
+  [WriteResult.Done]: 'ok', [WriteResult.Missing]: 'missing', [WriteResult.Refused]: 'no_parent', [WriteResult.Changed]: 'stale',
+  [WriteResult.Cycle]: 'cycle', [WriteResult.HasEntries]: 'has_entries',
 };
 
 export class CategoryRepository {
@@ -53,8 +55,8 @@ export class CategoryRepository {
       keys.categoryChildren(t, category.parent_id), keys.categoryEntries(t, category.id), keys.changes(t), ...auditKeys(t, 'category', category.id),
       category.id, expectedRaw, CHANGE_STREAM_MAXLEN, ...auditArgs(actor, { action: 'delete', entityType: 'category', entityId: category.id }),
     );
-    // The delete script reports children as -1 (create/update use -1 for a missing parent).
-    return result === -1 ? 'has_children' : RESULTS[result];
+    // The delete script refuses a category with children (create/update refuse a missing parent).
+    return result === WriteResult.Refused ? 'has_children' : RESULTS[result];
   }
 
   getRaw(tenantId: string, id: string): Promise<string | null> {

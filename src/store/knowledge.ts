@@ -9,6 +9,7 @@ import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
 import type { DocumentProjection } from './projection.js';
 import { embeddingStatusOf } from './docs.js';
 import { readHashes, scanKeys, type Store } from './redis.js';
+import { WriteResult } from './scripts.js';
 
 /** An entry's stored fields: the response less what is kept beside the document (version, embedding). */
 export type StoredEntry = Omit<Static<typeof Entry>, 'version' | 'embedding_model' | 'embedding_status'>;
@@ -132,8 +133,8 @@ export class EntryRepository {
       ...auditArgs(actor, { action: previous ? 'update' : 'create', entityType: 'knowledge_entry', entityId: doc.id }),
       'doc', JSON.stringify(doc), ...textFields, ...(this.projection?.entry(doc) ?? []),
     );
-    if (code === 1) return { kind: 'ok', version: version! };
-    return { kind: code === -1 ? 'no_category' : 'stale' };
+    if (code === WriteResult.Done) return { kind: 'ok', version: version! };
+    return { kind: code === WriteResult.Refused ? 'no_category' : 'stale' };
   }
 
   async delete(tenantId: string, record: EntryRecord, actor: AuditActor): Promise<'ok' | 'missing' | 'stale'> {
@@ -147,7 +148,7 @@ export class EntryRepository {
       record.doc.id, String(record.version), CHANGE_STREAM_MAXLEN,
       ...auditArgs(actor, { action: 'delete', entityType: 'knowledge_entry', entityId: record.doc.id }),
     );
-    return result === 1 ? 'ok' : result === 0 ? 'missing' : 'stale';
+    return result === WriteResult.Done ? 'ok' : result === WriteResult.Missing ? 'missing' : 'stale';
   }
 
   /** A page of entry ids in (created_at, id) order and the total (store/lua/pageEntries.lua). */

@@ -6,18 +6,13 @@ import { appendAudit, deleteAudited, type AuditActor } from './audit.js';
 import { listDocs, readDoc } from './docs.js';
 import { keys } from './keys.js';
 import type { Store } from './redis.js';
-
-declare module './redis.js' {
-  interface ScriptCommands {
-    oauthExchangeCode(...args: (string | number)[]): Promise<number>;
-    oauthRotateRefresh(...args: (string | number)[]): Promise<number>;
-    oauthIssueToken(...args: (string | number)[]): Promise<number>;
-  }
-}
+import { GrantResult } from './scripts.js';
 
 /** What the code-exchange and rotation scripts report. */
 export type IssueResult = 'issued' | 'unknown' | 'reused' | 'client_gone';
-const RESULT: Record<number, IssueResult> = { 1: 'issued', 0: 'unknown', [-1]: 'reused', [-2]: 'client_gone' };
+const RESULT: Record<GrantResult, IssueResult> = {
+  [GrantResult.Issued]: 'issued', [GrantResult.Unknown]: 'unknown', [GrantResult.Reused]: 'reused', [GrantResult.ClientGone]: 'client_gone',
+};
 
 /** A new grant with its tokens; lifetimes in milliseconds. */
 export interface NewTokens {

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type { EmbeddingStatus } from '../schemas/common.js';
 import type { Product } from '../schemas/products.js';
-import { auditArgs, auditKeys, type AuditActor } from './audit.js';
+import { auditArgs, auditKeys, type AuditActor, type AuditArgs } from './audit.js';
 import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
 import type { DocumentProjection } from './projection.js';
 import type { Store } from './redis.js';
 import { embeddingStatusOf, type Page } from './docs.js';
+import { ProductWriteResult, TouchResult, WriteResult } from './scripts.js';
 
 /**
  * A product's stored fields: the response less what is derived at read time (the parent's id from
@@ -267,9 +268,9 @@ export class ProductRepository {
       for (let i = 0; i < flat.length; i += 2) {
         const [code, detail] = [flat[i], flat[i + 1]];
         outcomes[order[n++]] =
-          code === 1 ? { kind: 'ok' }
-          : code === -1 ? { kind: 'external_id_taken', ownerId: String(detail) }
-          : code === -3 ? { kind: 'translation_group', groupId: String(detail) }
+          code === ProductWriteResult.Written ? { kind: 'ok' }
+          : code === ProductWriteResult.ExternalIdTaken ? { kind: 'external_id_taken', ownerId: String(detail) }
+          : code === ProductWriteResult.TranslationGroupDiffers ? { kind: 'translation_group', groupId: String(detail) }
           : { kind: 'stale' };
       }
     }
@@ -304,7 +305,7 @@ export class ProductRepository {
     let n = 0;
     for (const [error, value] of (await pipeline.exec()) ?? []) {
       if (error) throw error;
-      for (const code of value as number[]) outcomes[order[n++]] = code === 1 ? 'touched' : code === 2 ? 'done' : 'differs';
+      for (const code of value as number[]) outcomes[order[n++]] = code === TouchResult.Touched ? 'touched' : code === TouchResult.Counted ? 'done' : 'differs';
     }
     return outcomes;
   }
@@ -312,14 +313,15 @@ export class ProductRepository {
   /** actor null: no audit event of its own (a product purged with its deleted site). */
   async delete(tenantId: string, doc: StoredProduct, actor: AuditActor | null): Promise<boolean> {
     const t = tenantId;
+    // With an actor (a single delete) its audit event; without (the purge of a site) none.
+    const event: ['1' | '0', ...AuditArgs] = actor ? ['1', ...auditArgs(actor, { action: 'delete', entityType: 'product', entityId: doc.id })] : ['0'];
     const result = await this.redis.deleteProduct(
       keys.product(t, doc.id), keys.siteExternalIds(t, doc.site_id), keys.products(t), keys.siteProducts(t, doc.site_id),
       keys.productsByLanguage(t, doc.language), doc.category !== null ? keys.productsByCategory(t, doc.category) : keys.products(t),
       keys.changes(t), keys.productsSynced(t), keys.productsItemDigests(t), ...auditKeys(t, 'product', doc.id),
-      doc.id, doc.external_id ?? '', doc.category !== null ? '1' : '0', CHANGE_STREAM_MAXLEN,
-      ...(actor ? ['1', ...auditArgs(actor, { action: 'delete', entityType: 'product', entityId: doc.id })] : ['0']),
+      doc.id, doc.external_id ?? '', doc.category !== null ? '1' : '0', CHANGE_STREAM_MAXLEN, ...event,
     );
-    return result === 1;
+    return result === WriteResult.Done;
   }
 
   /** Deletes every product of a (deleted) site, batch by batch, then its lookup keys. Idempotent. */

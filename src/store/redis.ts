@@ -2,6 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { RedisTarget } from '../config.js';
+import type { ScriptCommands } from './scripts.js';
 
 const LUA_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
 
@@ -11,33 +12,6 @@ const LUA_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
  */
 const withIncludes = (lua: string) =>
   lua.replace(/^--- @include "([\w/]+)"$/gm, (_, path: string) => readFileSync(`${LUA_DIR}${path}.lua`, 'utf8'));
-
-/**
- * The Lua scripts of store/lua, each named `<command>-<number of keys>.lua` and defined once by
- * name; a script named `<command>.lua` takes a varying number of keys, passed first on each call.
- */
-export interface ScriptCommands {
-  createSite(...args: (string | number)[]): Promise<number>;
-  updateSite(...args: (string | number)[]): Promise<number>;
-  deleteSite(...args: (string | number)[]): Promise<number>;
-  createCategory(...args: (string | number)[]): Promise<number>;
-  updateCategory(...args: (string | number)[]): Promise<number>;
-  deleteCategory(...args: (string | number)[]): Promise<number>;
-  createUser(...args: (string | number)[]): Promise<number>;
-  takeToken(...args: (string | number)[]): Promise<number>;
-  writeProducts(numberOfKeys: number, ...args: (string | number)[]): Promise<(number | string)[]>;
-  touchProducts(numberOfKeys: number, ...args: (string | number)[]): Promise<number[]>;
-  deleteProduct(...args: (string | number)[]): Promise<number>;
-  storeVectors(...args: (string | number | Buffer)[]): Promise<number>;
-  writeEntry(numberOfKeys: number, ...args: (string | number)[]): Promise<[number, number?]>;
-  deleteEntry(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
-  pageEntries(numberOfKeys: number, ...args: (string | number)[]): Promise<(number | string)[]>;
-  projectDocuments(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
-  readHashes(numberOfKeys: number, ...args: string[]): Promise<(string | null)[]>;
-  readHashesBuffer(numberOfKeys: number, ...args: string[]): Promise<(Buffer | null)[]>;
-  appendAudit(...args: (string | number)[]): Promise<string>;
-  deleteAudited(...args: (string | number)[]): Promise<number>;
-}
 
 /** A client of one server or of a whole Redis Cluster (which routes each command to its slot's node). */
 export type RedisClient = Redis | Cluster;

@@ -2,6 +2,7 @@ import { auditArgs, auditKeys, type AuditActor } from './audit.js';
 import { listDocs } from './docs.js';
 import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
 import type { Store } from './redis.js';
+import { WriteResult } from './scripts.js';
 
 /** A site as stored; is_default is not stored but derived from the tenant's default pointer. */
 export interface StoredSite {
@@ -29,7 +30,7 @@ export class SiteRepository {
       site.id, site.slug, JSON.stringify(site), Date.parse(site.created_at), makeDefault ? '1' : '0', CHANGE_STREAM_MAXLEN,
       ...auditArgs(actor, { action: 'create', entityType: 'site', entityId: site.id }),
     );
-    return result === 1 ? 'ok' : 'slug_taken';
+    return result === WriteResult.Done ? 'ok' : 'slug_taken';
   }
 
   /** Compare-and-set against the raw document read before (see `getRaw`). */
@@ -40,7 +41,7 @@ export class SiteRepository {
       site.id, expected.raw, JSON.stringify(site), expected.makeDefault ? '1' : '0', CHANGE_STREAM_MAXLEN,
       ...auditArgs(actor, { action: 'update', entityType: 'site', entityId: site.id }),
     );
-    return result === 1 ? 'ok' : result === 0 ? 'missing' : 'stale';
+    return result === WriteResult.Done ? 'ok' : result === WriteResult.Missing ? 'missing' : 'stale';
   }
 
   async delete(site: StoredSite, actor: AuditActor): Promise<boolean> {
@@ -50,7 +51,7 @@ export class SiteRepository {
       ...auditKeys(t, 'site', site.id),
       site.id, site.slug, CHANGE_STREAM_MAXLEN, ...auditArgs(actor, { action: 'delete', entityType: 'site', entityId: site.id }),
     );
-    return result === 1;
+    return result === WriteResult.Done;
   }
 
   /** The stored JSON and the default pointer, read together. */

@@ -3,6 +3,7 @@ import { appendAudit, auditArgs, auditKeys, deleteAudited, type AuditActor } fro
 import { listDocs, readDoc, type Page } from './docs.js';
 import { keys } from './keys.js';
 import type { Store } from './redis.js';
+import { WriteResult } from './scripts.js';
 
 /** Tenants, their users and API keys. */
 export class TenantRepository {
@@ -57,7 +58,7 @@ export class UserRepository {
       user.id, user.email.toLowerCase(), JSON.stringify(user), Date.parse(user.created_at),
       ...auditArgs(actor, { action: 'create', entityType: 'user', entityId: user.id }),
     );
-    return result === 1;
+    return result === WriteResult.Done;
   }
 
   get(tenantId: string, id: string): Promise<User | null> {

@@ -5,6 +5,7 @@ import { fromBytes, toBytes } from './vectorBytes.js';
 import { CHANGE_STREAM_MAXLEN, embeddingCacheKey, keys } from './keys.js';
 import type { ProductTextSources, StoredProduct } from './products.js';
 import type { Store } from './redis.js';
+import { VectorsResult } from './scripts.js';
 
 /** A document that carries vectors. */
 export interface VectorTarget {
@@ -56,7 +57,7 @@ export class VectorRepository {
   async store(tenantId: string, target: VectorTarget, thash: string, model: string, vectors: Record<string, Float32Array | null>): Promise<boolean> {
     const pairs = Object.entries(vectors).flatMap(([name, v]) => [vectorField(model, name), v ? toBytes(v) : '']);
     const key = docKey(tenantId, target);
-    return (await this.redis.storeVectors(key, keys.changes(tenantId), thash, model, target.kind, target.id, CHANGE_STREAM_MAXLEN, ...pairs)) === 1;
+    return (await this.redis.storeVectors(key, keys.changes(tenantId), thash, model, target.kind, target.id, CHANGE_STREAM_MAXLEN, ...pairs)) === VectorsResult.Stored;
   }
 
   /** Marks the embedding failed, unless newer texts are already on their way. */
