@@ -7,7 +7,7 @@ import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
 import type { DocumentProjection } from './projection.js';
 import type { Store } from './redis.js';
 import { embeddingStatusOf, type Page } from './docs.js';
-import { ProductWriteResult, TouchResult, WriteResult } from './scripts.js';
+import { ProductWriteResult, TouchResult, WriteResult, writeProductsRow } from './scripts.js';
 
 /**
  * A product's stored fields: the response less what is derived at read time (the parent's id from
@@ -246,16 +246,18 @@ export class ProductRepository {
           const movedCategory = !prev || prev.category !== doc.category;
           const leave = prev ? [movedLanguage ? language(prev.language) : 0, movedCategory ? category(prev.category) : 0].filter((ref) => ref !== 0) : [];
           order.push(k);
-          args.push(
-            table.ref(keys.product(t, doc.id)), doc.id, previous?.rev ?? '', doc.external_id ?? '', prev?.external_id ?? '',
+          args.push(...writeProductsRow({
+            productRef: table.ref(keys.product(t, doc.id)), id: doc.id, expectedRev: previous?.rev ?? '',
+            externalId: doc.external_id ?? '', previousExternalId: prev?.external_id ?? '',
             // Only a new product claims its translation group; an existing one keeps the group it has.
-            !previous && doc.external_id && doc.translation_group_id ? doc.translation_group_id : '',
-            Date.parse(doc.created_at), movedLanguage ? language(doc.language) : 0, movedCategory ? category(doc.category) : 0,
-            leave.join(','), w.jobItem?.index ?? '', JSON.stringify(doc), w.parentExternalId ?? '', w.embeddingStatus,
-            w.textSources ? w.thash : '', w.textSources && Object.keys(w.textSources).length > 0 ? JSON.stringify(w.textSources) : '', w.ih ?? '',
-          );
-          const projected = this.projection?.product(doc, w.parentExternalId) ?? [];
-          args.push(projected.length / 2, ...projected);
+            claimGroup: !previous && doc.external_id && doc.translation_group_id ? doc.translation_group_id : '',
+            createdMs: Date.parse(doc.created_at),
+            joinLanguageRef: movedLanguage ? language(doc.language) : 0, joinCategoryRef: movedCategory ? category(doc.category) : 0,
+            leaveRefs: leave, jobIndex: w.jobItem?.index ?? '', docJson: JSON.stringify(doc), parentExternalId: w.parentExternalId ?? '',
+            embeddingStatus: w.embeddingStatus, textHash: w.textSources ? w.thash : '',
+            textSourcesJson: w.textSources && Object.keys(w.textSources).length > 0 ? JSON.stringify(w.textSources) : '',
+            itemDigest: w.ih ?? '', projection: this.projection?.product(doc, w.parentExternalId) ?? [],
+          }));
         }
         (pipeline as unknown as Store).writeProducts(table.keys.length, ...table.keys, ...args);
       }

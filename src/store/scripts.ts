@@ -58,6 +58,44 @@ export enum TouchResult {
   Counted = 2,
 }
 
+/**
+ * One product of a writeProducts call, named; `writeProductsRow` lays it out in the order the
+ * script reads its 17 values, then the search projection's field/value pairs. A `…Ref` is the
+ * 1-based position of a key in the call's KEYS (0: none).
+ */
+export interface WriteProductsRow {
+  productRef: number;
+  id: string;
+  /** '' = create. */
+  expectedRev: string;
+  externalId: string;
+  previousExternalId: string;
+  /** The translation group a new product claims for its external_id ('' = none). */
+  claimGroup: string;
+  createdMs: number;
+  joinLanguageRef: number;
+  joinCategoryRef: number;
+  leaveRefs: number[];
+  /** Its item index in the bulk job ('' = no job). */
+  jobIndex: number | '';
+  docJson: string;
+  parentExternalId: string;
+  embeddingStatus: string;
+  /** '' = the texts did not change (text hash and sources stay as stored). */
+  textHash: string;
+  textSourcesJson: string;
+  /** Digest of the bulk item applied ('' = none). */
+  itemDigest: string;
+  /** Search projection field/value pairs (an empty value removes the field). */
+  projection: string[];
+}
+
+export const writeProductsRow = (r: WriteProductsRow): (string | number)[] => [
+  r.productRef, r.id, r.expectedRev, r.externalId, r.previousExternalId, r.claimGroup, r.createdMs, r.joinLanguageRef,
+  r.joinCategoryRef, r.leaveRefs.join(','), r.jobIndex, r.docJson, r.parentExternalId, r.embeddingStatus, r.textHash,
+  r.textSourcesJson, r.itemDigest, r.projection.length / 2, ...r.projection,
+];
+
 export interface ScriptCommands {
   createSite(
     ...call: [site: Key, sites: Key, slugs: Key, defaultSite: Key, changes: Key, ...audit: AuditKeys,
