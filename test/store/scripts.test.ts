@@ -1,0 +1,174 @@
+// The Lua scripts on their own, against a private redis-server: each return code of each script
+// (store/scripts.ts), and that a refused write leaves nothing behind.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { auditArgs, auditKeys, type AuditActor } from '../../src/store/audit.js';
+import { startEmbeddedRedis, type EmbeddedRedis } from '../../src/store/embeddedRedis.js';
+import { keys } from '../../src/store/keys.js';
+import { connectRedis, type Store } from '../../src/store/redis.js';
+import { GrantResult, VectorsResult, WriteResult } from '../../src/store/scripts.js';
+import { toBytes } from '../../src/store/vectorBytes.js';
+
+const T = 'tenant-1';
+const MAXLEN = 1000;
+const actor: AuditActor = { userId: 'u1', credentialId: 'k1', clientId: null, source: 'api' };
+
+let dir: string;
+let server: EmbeddedRedis;
+let redis: Store;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'kcs-scripts-'));
+  server = await startEmbeddedRedis(dir, { persist: false });
+  redis = connectRedis(server.url);
+  await redis.connect();
+});
+
+after(async () => {
+  redis?.disconnect();
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const siteCall = (id: string, slug: string) => [
+  keys.site(T, id), keys.sites(T), keys.siteSlugs(T), keys.defaultSite(T), keys.changes(T), ...auditKeys(T, 'site', id),
+  id, slug, JSON.stringify({ id, slug }), 1000, '0', MAXLEN, ...auditArgs(actor, { action: 'create', entityType: 'site', entityId: id }),
+] as const;
+
+describe('sites', () => {
+  test('createSite: Done, then Refused for a slug taken, which writes nothing', async () => {
+    assert.equal(await redis.createSite(...siteCall('s1', 'shop')), WriteResult.Done);
+    assert.equal(await redis.get(keys.defaultSite(T)), 's1', 'the first site is the default');
+    const events = await redis.xlen(keys.audit(T));
+    assert.equal(await redis.createSite(...siteCall('s2', 'shop')), WriteResult.Refused);
+    assert.equal(await redis.exists(keys.site(T, 's2')), 0);
+    assert.equal(await redis.xlen(keys.audit(T)), events, 'no audit event for a refused write');
+  });
+
+  test('updateSite: Changed when the document is not the one read, Missing when gone', async () => {
+    const update = (expected: string) =>
+      redis.updateSite(
+        keys.site(T, 's1'), keys.defaultSite(T), keys.changes(T), ...auditKeys(T, 'site', 's1'),
+        's1', expected, JSON.stringify({ id: 's1', slug: 'shop', name: 'new' }), '0', MAXLEN,
+        ...auditArgs(actor, { action: 'update', entityType: 'site', entityId: 's1' }),
+      );
+    assert.equal(await update('{"stale":true}'), WriteResult.Changed);
+    assert.equal(await update(JSON.stringify({ id: 's1', slug: 'shop' })), WriteResult.Done);
+    assert.equal(
+      await redis.updateSite(
+        keys.site(T, 'gone'), keys.defaultSite(T), keys.changes(T), ...auditKeys(T, 'site', 'gone'),
+        'gone', '{}', '{}', '0', MAXLEN, ...auditArgs(actor, { action: 'update', entityType: 'site', entityId: 'gone' }),
+      ),
+      WriteResult.Missing,
+    );
+  });
+
+  test('deleteSite: Done, then Missing; its products are marked for the purge', async () => {
+    const del = () =>
+      redis.deleteSite(
+        keys.site(T, 's1'), keys.sites(T), keys.siteSlugs(T), keys.defaultSite(T), keys.changes(T), keys.sitesPurging(T),
+        ...auditKeys(T, 'site', 's1'), 's1', 'shop', MAXLEN, ...auditArgs(actor, { action: 'delete', entityType: 'site', entityId: 's1' }),
+      );
+    assert.equal(await del(), WriteResult.Done);
+    assert.equal(await redis.sismember(keys.sitesPurging(T), 's1'), 1);
+    assert.equal(await del(), WriteResult.Missing);
+  });
+});
+
+describe('categories', () => {
+  const create = (id: string, parent: string | null) =>
+    redis.createCategory(
+      keys.category(T, id), keys.categories(T), keys.categoryParents(T), keys.category(T, parent ?? id), keys.categoryChildren(T, parent),
+      keys.changes(T), ...auditKeys(T, 'category', id), id, JSON.stringify({ id, parent_id: parent }), 1000, parent ?? '', MAXLEN,
+      ...auditArgs(actor, { action: 'create', entityType: 'category', entityId: id }),
+    );
+  const doc = async (id: string) => (await redis.get(keys.category(T, id)))!;
+
+  test('createCategory: Refused under a missing parent; Done at the top and below', async () => {
+    assert.equal(await create('child', 'nobody'), WriteResult.Refused);
+    assert.equal(await redis.exists(keys.category(T, 'child')), 0);
+    assert.equal(await create('top', null), WriteResult.Done);
+    assert.equal(await create('child', 'top'), WriteResult.Done);
+  });
+
+  test('updateCategory: Cycle when moved below its own child', async () => {
+    const root = await doc('top');
+    const moved = JSON.stringify({ id: 'top', parent_id: 'child' });
+    assert.equal(
+      await redis.updateCategory(
+        keys.category(T, 'top'), keys.categoryParents(T), keys.categoryChildren(T, null), keys.categoryChildren(T, 'child'),
+        keys.category(T, 'child'), keys.changes(T), ...auditKeys(T, 'category', 'top'), 'top', root, moved, 'child', MAXLEN,
+        ...auditArgs(actor, { action: 'update', entityType: 'category', entityId: 'top' }),
+      ),
+      WriteResult.Cycle,
+    );
+    assert.equal(await doc('top'), root, 'unchanged');
+  });
+
+  test('deleteCategory: Refused with children, HasEntries with entries, Changed when stale, then Done', async () => {
+    const del = async (id: string, parent: string | null, expected?: string) =>
+      redis.deleteCategory(
+        keys.category(T, id), keys.categories(T), keys.categoryParents(T), keys.categoryChildren(T, id), keys.categoryChildren(T, parent),
+        keys.categoryEntries(T, id), keys.changes(T), ...auditKeys(T, 'category', id), id, expected ?? (await doc(id)), MAXLEN,
+        ...auditArgs(actor, { action: 'delete', entityType: 'category', entityId: id }),
+      );
+    assert.equal(await del('top', null), WriteResult.Refused);
+    await redis.zadd(keys.categoryEntries(T, 'child'), 1, 'entry-1');
+    assert.equal(await del('child', 'top'), WriteResult.HasEntries);
+    await redis.del(keys.categoryEntries(T, 'child'));
+    assert.equal(await del('child', 'top', '{"stale":1}'), WriteResult.Changed);
+    assert.equal(await del('child', 'top'), WriteResult.Done);
+    assert.equal(await del('top', null), WriteResult.Done);
+  });
+});
+
+test('createUser: Refused for an e-mail address taken; deleteAudited: Done once, then Missing', async () => {
+  const create = (id: string) =>
+    redis.createUser(
+      keys.user(T, id), keys.users(T), keys.userEmails(T), ...auditKeys(T, 'user', id), id, 'a@b.test', JSON.stringify({ id }), 1000,
+      ...auditArgs(actor, { action: 'create', entityType: 'user', entityId: id }),
+    );
+  assert.equal(await create('u1'), WriteResult.Done);
+  assert.equal(await create('u2'), WriteResult.Refused);
+  const del = () =>
+    redis.deleteAudited(keys.user(T, 'u1'), keys.users(T), ...auditKeys(T, 'user', 'u1'), 'u1',
+      ...auditArgs(actor, { action: 'delete', entityType: 'user', entityId: 'u1' }));
+  const events = await redis.xlen(keys.auditOf(T, 'u1'));
+  assert.equal(await del(), WriteResult.Done);
+  assert.equal(await del(), WriteResult.Missing);
+  assert.equal(await redis.xlen(keys.auditOf(T, 'u1')), events + 1, 'one event for the delete, none for the second');
+});
+
+test('takeToken: a bucket of `rate` tokens, then the wait in ms', async () => {
+  const bucket = keys.rateBucket(T, 'k1');
+  for (let i = 0; i < 3; i++) assert.equal(await redis.takeToken(bucket, 3), 0);
+  const wait = await redis.takeToken(bucket, 3);
+  assert.ok(wait > 0 && wait <= 334, `waits ${wait} ms`);
+});
+
+test('storeVectors: Stale when the texts changed since they were read, Stored for the current ones', async () => {
+  const product = keys.product(T, 'p1');
+  await redis.hset(product, 'thash', 'current', 'rev', '1');
+  const vector = toBytes(Float32Array.from([0.6, 0.8]));
+  const store = (thash: string) => redis.storeVectors(product, keys.changes(T), thash, 'm', 'product', 'p1', MAXLEN, 'v:m:description', vector);
+  assert.equal(await store('old'), VectorsResult.Stale);
+  assert.equal(await redis.hexists(product, 'v:m:description'), 0);
+  assert.equal(await store('current'), VectorsResult.Stored);
+  assert.deepEqual(await redis.hgetBuffer(product, 'v:m:description'), vector);
+});
+
+test('oauthIssueToken: ClientGone for a deleted client, Issued for one that exists', async () => {
+  const issue = (clientId: string) =>
+    redis.oauthIssueToken(
+      keys.oauthClient(T, clientId), keys.oauthGrant(T, 'g1'), keys.oauthAccessToken(T, 'digest'), keys.oauthClientGrants(T, clientId),
+      'g1', JSON.stringify({ id: 'g1' }), JSON.stringify({ grant_id: 'g1' }), 60_000, Date.now(),
+    );
+  assert.equal(await issue('gone'), GrantResult.ClientGone);
+  assert.equal(await redis.exists(keys.oauthGrant(T, 'g1')), 0);
+  await redis.set(keys.oauthClient(T, 'c1'), JSON.stringify({ client_id: 'c1' }));
+  assert.equal(await issue('c1'), GrantResult.Issued);
+  assert.ok((await redis.pttl(keys.oauthAccessToken(T, 'digest'))) > 0, 'the token expires');
+});
