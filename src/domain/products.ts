@@ -178,9 +178,15 @@ export interface SettleCandidate {
   jobItem: JobItem;
 }
 
+/** What the product rules need of a store: store/products.ts ProductRepository (Redis), or an in-memory one in tests. */
+export type ProductStore = Pick<
+  ProductRepository,
+  'idByExternalId' | 'idsByExternalIds' | 'translationGroupsOf' | 'get' | 'getMany' | 'parentIds' | 'writeMany' | 'touchMany' | 'delete' | 'page'
+>;
+
 export class ProductService {
   constructor(
-    private readonly repo: ProductRepository,
+    private readonly repo: ProductStore,
     private readonly embedding: EmbeddingScheduler,
     private readonly refreshSearch: SearchRefresh = noSearchRefresh,
   ) {}
