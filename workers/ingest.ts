@@ -4,7 +4,7 @@ import type { RedisClient } from '../src/store/redis.js';
 import type { IngestService } from '../src/domain/ingest.js';
 import type { WriteConfirmation } from '../src/domain/writeConfirmation.js';
 import type { Logger } from '../src/log.js';
-import { INGEST_QUEUE, type IngestJob } from '../src/queue/ingest.js';
+import { INGEST_QUEUE, type IngestTask } from '../src/queue/ingest.js';
 import { QUEUE_PREFIX } from '../src/queue/connection.js';
 import type { JobRepository } from '../src/store/jobs.js';
 
@@ -23,11 +23,11 @@ export interface IngestWorkerOptions {
   writes?: WriteConfirmation | null;
 }
 
-export function ingestWorker(connection: RedisClient, options: IngestWorkerOptions): Worker<IngestJob> {
+export function ingestWorker(connection: RedisClient, options: IngestWorkerOptions): Worker<IngestTask> {
   const { ingest, jobs, concurrency, log, lockMs = 60_000, writes } = options;
-  const worker = new Worker<IngestJob>(
+  const worker = new Worker<IngestTask>(
     INGEST_QUEUE,
-    async (job: Job<IngestJob>) => {
+    async (job: Job<IngestTask>) => {
       const started = performance.now();
       await ingest.run(job.data.tenantId, job.data.jobId);
       // Else a master lost after the job is marked completed (on the queues' master) could take

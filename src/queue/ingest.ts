@@ -4,16 +4,17 @@ import type { RedisClient } from '../store/redis.js';
 import { newQueue } from './connection.js';
 
 export const INGEST_QUEUE = 'ingest';
-export interface IngestJob {
+/** The queue's payload: which accepted bulk job to run (the job itself, its items and its view live in store/jobs.ts). */
+export interface IngestTask {
   tenantId: string;
   jobId: string;
 }
 
 export class IngestQueue {
-  private readonly queue: Queue<IngestJob>;
+  private readonly queue: Queue<IngestTask>;
 
   constructor(connection: RedisClient) {
-    this.queue = newQueue<IngestJob>(INGEST_QUEUE, connection, { attempts: 10, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: 1000, removeOnFail: 5000 });
+    this.queue = newQueue<IngestTask>(INGEST_QUEUE, connection, { attempts: 10, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: 1000, removeOnFail: 5000 });
   }
 
   async add(tenantId: string, jobId: string): Promise<void> {
