@@ -3,7 +3,10 @@
 // tenants on that server and touches nothing else. Plain `npm test` runs them on private
 // redis-servers with the built-in engine and skips the Query Engine contract without such a server.
 import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 
+/** Suite files, and folders standing for every *.test.ts file in them. */
 const SUITES = [
   'test/search/redis-query-engine.contract.test.ts',
   'test/search/redis-query-engine.test.ts',
@@ -11,9 +14,9 @@ const SUITES = [
   'test/search/api.test.ts',
   'test/search/semantic.test.ts',
   'test/mcp/mcp.test.ts',
-  'test/api/products.test.ts',
+  'test/api/products',
   'test/api/bulk.test.ts',
-  'test/api/knowledge.test.ts',
+  'test/api/knowledge',
   'test/workers/embedding.test.ts',
 ];
 
@@ -22,7 +25,9 @@ if (!url) {
   process.stderr.write('test:rqe needs REDIS_URL: a Redis Stack / Redis 8 server with the Query Engine, e.g. REDIS_URL=redis://127.0.0.1:6379 npm run test:rqe\n');
   process.exit(2);
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...SUITES], {
+const files = (path) =>
+  statSync(path).isDirectory() ? readdirSync(path).sort().flatMap((name) => files(join(path, name))) : path.endsWith('.test.ts') ? [path] : [];
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...SUITES.flatMap(files)], {
   stdio: 'inherit',
   env: { ...process.env, KCS_TEST_REDIS_URL: url, KCS_SEARCH_ENGINE: 'redis' },
 });
