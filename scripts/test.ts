@@ -8,7 +8,7 @@ import { redisEnv } from '../src/store/redis.js';
 import { startRedisCluster } from '../test/helpers/redisCluster.js';
 
 /** The suites of the cluster pass (a folder: each of its test files): every resource over HTTP, search across processes, OAuth, MCP, the CLI. */
-export const CLUSTER_SUITES = [
+const CLUSTER_SUITES = [
   'test/api/sites.test.ts',
   'test/api/categories.test.ts',
   'test/api/products',

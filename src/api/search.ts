@@ -13,7 +13,7 @@ const tags = ['search'];
 export function searchRoutes(search: SearchService): Route[] {
   return [
     defineRoute({
-      method: 'POST', path: '/api/knowledge/search/products', tags, summary: 'Search products (hybrid, keyword or semantic)',
+      method: 'POST', path: '/api/knowledge/search/products', readOnly: true, tags, summary: 'Search products (hybrid, keyword or semantic)',
       description: 'Keyword: BM25 over title, search_keywords, brand, category, short_description and description with German and ' +
         'English stemming, umlaut folding, typo tolerance (1 edit from 5 letters, 2 from 9) and prefix matching of the last word; ' +
         'a query equal to a sku or gtin puts that product first. All words must match; when no product matches them all, any word ' +
@@ -36,7 +36,7 @@ export function searchRoutes(search: SearchService): Route[] {
       handler: async ({ tenant, params, query }) => json(200, await search.relatedProducts(tenant, params.product_id, { offset: query.offset ?? 0, limit: query.limit ?? 10 })),
     }),
     defineRoute({
-      method: 'POST', path: '/api/knowledge/search/knowledge', tags, summary: 'Search knowledge entries',
+      method: 'POST', path: '/api/knowledge/search/knowledge', readOnly: true, tags, summary: 'Search knowledge entries',
       description: 'The list filters and the read rules of GET apply exactly: the visibility ceiling of the caller\'s scopes, ' +
         'personal entries of the caller only, expired memories only with include_expired. tags matches entries carrying any of them.',
       auth: { scopes: ['knowledge:read'] },

@@ -25,8 +25,8 @@ export function requestPipeline(gatekeeper: Gatekeeper, writes: WriteConfirmatio
     }
     Object.assign(ctx, parseInput(route, params, req));
     const reply = await route.handler(ctx as never);
-    // A success of a method that may write is answered once the tenant's replicas have its writes.
-    if (writes && ctx.tenant && !READ_METHODS.has(route.method) && reply.status < 300) await writes.confirm(ctx.tenant.id);
+    // A success of a route that may write is answered once the tenant's replicas have its writes.
+    if (writes && ctx.tenant && !route.readOnly && !READ_METHODS.has(route.method) && reply.status < 300) await writes.confirm(ctx.tenant.id);
     return reply;
   };
 }

@@ -78,6 +78,8 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TSchema | un
    * headers, and the path answers OPTIONS preflights.
    */
   cors?: boolean;
+  /** A POST that only reads (a search): its answer waits for no replica (http/pipeline.ts). */
+  readOnly?: boolean;
   handler: (ctx: RouteContext<B, Q, P>) => Promise<Reply> | Reply;
 }
 

@@ -106,5 +106,11 @@ export const keys = {
 /** Content-addressed embedding cache: model + text → vector (shared by tenants: same text, same vector). */
 export const embeddingCacheKey = (model: string, textHash: string) => `kcs:emb:${model}:${textHash}`;
 
+/**
+ * The marker written before each WAIT (store/replicaAck.ts), in the slot of `key` (its `{…}` hash
+ * tag): it only moves the master's replication offset, and expires.
+ */
+export const replicaAckMarkerKey = (key: string) => `kcs:${/\{[^}]+\}/.exec(key)?.[0] ?? `{${key}}`}:replica-ack`;
+
 /** Upper bound of a change stream (approximate trimming). */
 export const CHANGE_STREAM_MAXLEN = 100_000;

@@ -8,6 +8,7 @@
 // callers that arrive while a round runs share the next one (a group commit per master).
 import calculateSlot from 'cluster-key-slot';
 import { Cluster, type Redis } from 'ioredis';
+import { replicaAckMarkerKey } from './keys.js';
 import type { RedisClient } from './redis.js';
 
 export interface ReplicaAckOptions {
@@ -88,8 +89,7 @@ export class ReplicaAck {
 
   private async waitForReplicas(key: string): Promise<void> {
     const wanted = this.wanted(key);
-    const marker = `kcs:${hashTag(key)}:replica-ack`;
-    const replies = await this.connection.pipeline().set(marker, '1', 'PX', MARKER_TTL_MS).call('WAIT', wanted, this.options.timeoutMs).exec();
+    const replies = await this.connection.pipeline().set(replicaAckMarkerKey(key), '1', 'PX', MARKER_TTL_MS).call('WAIT', wanted, this.options.timeoutMs).exec();
     for (const [error] of replies ?? []) if (error) throw error;
     const acknowledged = Number(replies?.[1]?.[1] ?? 0);
     if (acknowledged < wanted) this.options.onShortfall?.({ key, wanted, acknowledged });
@@ -110,6 +110,3 @@ export class ReplicaAck {
     return this.source instanceof Cluster ? (this.source.slots[calculateSlot(key)]?.[0] ?? 'unknown') : 'server';
   }
 }
-
-/** The `{…}` hash tag of a key (the part that picks its cluster slot), or the whole key in braces. */
-const hashTag = (key: string): string => /\{[^}]+\}/.exec(key)?.[0] ?? `{${key}}`;

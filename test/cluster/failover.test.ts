@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import calculateSlot from 'cluster-key-slot';
-import { keys } from '../../src/store/keys.js';
+import { keys, replicaAckMarkerKey } from '../../src/store/keys.js';
 import { ReplicaAck } from '../../src/store/replicaAck.js';
 import { startRedisCluster, type RedisCluster } from '../helpers/redisCluster.js';
 import { startStack, type Stack, type TenantFixture } from '../helpers/stack.js';
@@ -31,6 +31,23 @@ before(async () => {
 after(async () => {
   await stack?.close();
   await cluster?.stop();
+});
+
+test('a write waits for the replica (its marker is written before WAIT); a search, which only reads, does not', async () => {
+  const redis = await stack.client();
+  try {
+    const marker = replicaAckMarkerKey(keys.tenant(t.tenant.id));
+    await redis.del(marker);
+    const search = await t.request('POST', '/api/knowledge/search/products', { body: { query: 'lamp' } });
+    assert.equal(search.status, 200, search.text);
+    assert.equal(await redis.exists(marker), 0, 'no replica acknowledgement for a search');
+    const write = await t.request('POST', PRODUCTS, { body: { external_id: 'marker', title: 'Marker lamp', language: 'en' } });
+    assert.equal(write.status, 201, write.text);
+    assert.equal(await redis.exists(marker), 1, 'the write was confirmed by the replica before its answer');
+    assert.equal((await t.request('DELETE', `/api/knowledge/products/${write.body.id}`)).status, 204);
+  } finally {
+    redis.disconnect();
+  }
 });
 
 test('WAIT: a write is confirmed by the replica; a replica that cannot answer in time is reported, not waited for', async () => {

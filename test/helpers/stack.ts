@@ -98,7 +98,8 @@ export interface StackOptions {
 export async function startStack(env: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'kcs-test-'));
   const redis = await stackRedis(dir, options.redis);
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: process.env.KCS_TEST_LOG_LEVEL || 'silent', KCS_DATA_DIR: dir, KCS_SHUTDOWN_GRACE_MS: '2000', ...runEnv(), ...env });
+  // The config names the stack's Redis, as a deployment's would (a cluster's defaults follow from it).
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: process.env.KCS_TEST_LOG_LEVEL || 'silent', ...redisEnv(redis.at), KCS_DATA_DIR: dir, KCS_SHUTDOWN_GRACE_MS: '2000', ...runEnv(), ...env });
   const log = options.log ?? createLogger(config.logLevel, 'kcs-test');
   const server: RunningServer = await startServer(config, redis.at, log);
   const workers: RunningWorkers | null = options.workers === false ? null : await startWorkers(config, redis.at, log);
