@@ -20,7 +20,7 @@ import { embeddingTexts, type ProductInput } from '../src/domain/products.js';
 import { scanKeys } from '../src/store/redis.js';
 import { keys } from '../src/store/keys.js';
 import { WORKER_NODE_OPTIONS } from '../workers/index.js';
-import { Api, bulkRun, IN_FLIGHT, type BulkResult, type JobView } from './support/bulkApi.js';
+import { Api, bulkRun, embedRun, IN_FLIGHT, type BulkResult, type JobView } from './support/bulkApi.js';
 import { product, titleToken } from './support/catalogue.js';
 import { ChildTarget } from './support/child.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
@@ -169,7 +169,7 @@ async function main(undo: Undo): Promise<number> {
   const texts = new Set<string>();
   for (let i = 0; i < EMBED_PRODUCTS; i++) {
     const t = embeddingTexts(product('e', 200_000 + i) as unknown as ProductInput);
-    for (const text of [t.description, t.properties, t.attributes, t.anchor]) if (text) texts.add(text);
+    for (const text of [t.description, t.anchor]) if (text) texts.add(text);
   }
   const cachedBefore = await cacheEntries();
   const distinct = await embedRun(api, bulkPath, 'e', 200_000, EMBED_PRODUCTS, watched());
@@ -234,29 +234,6 @@ async function main(undo: Undo): Promise<number> {
 // ---- the runs ------------------------------------------------------------------------------------
 
 /** One bulk request of `count` products, timed until its embeddings are done (embedding.pending 0). */
-async function embedRun(api: Api, path: string, prefix: string, first: number, count: number, watched: Record<string, number | undefined> = {}) {
-  const lines = Array.from({ length: count }, (_, k) => JSON.stringify(product(prefix, first + k)));
-  api.fresh();
-  const meter = cpuMeter(watched);
-  const t0 = performance.now();
-  const reply = await api.call('POST', path, Buffer.from(lines.join('\n')), 'application/x-ndjson');
-  if (reply.status !== 202) throw new Error(`bulk POST answered ${reply.status}: ${reply.body.slice(0, 500)}`);
-  const { job_id: jobId } = JSON.parse(reply.body) as { job_id: string };
-  const deadline = Date.now() + 60_000 + count * 150;
-  let storedSeconds = NaN;
-  for (;;) {
-    const view = JSON.parse((await api.call('GET', `/api/knowledge/jobs/${jobId}`)).body) as JobView;
-    if (view.status === 'failed') throw new Error(`job ${jobId} failed: ${JSON.stringify(view)}`);
-    if (view.status === 'completed' && Number.isNaN(storedSeconds)) storedSeconds = (performance.now() - t0) / 1000;
-    if (view.status === 'completed' && view.embedding.pending === 0) {
-      const seconds = (performance.now() - t0) / 1000;
-      return { view, seconds, storedSeconds, cpu: meter().cores };
-    }
-    if (Date.now() > deadline) throw new Error(`job ${jobId}: embeddings not done in time: ${JSON.stringify(view)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** Seconds from the run's last completed job until keyword search finds product `i` (polled every 20 ms). */
 async function searchableAfter(api: Api, i: number, run: BulkResult): Promise<number> {
   const lastFinished = Math.max(...run.views.map((v) => Date.parse(v.finished_at ?? '')));

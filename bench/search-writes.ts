@@ -24,7 +24,8 @@ import { connectRedis, type Store } from '../src/store/redis.js';
 import { VectorRepository } from '../src/store/vectors.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
 import { describeServer, dropTenant, openPrivateRedis, serverCpuSeconds } from './support/redisServers.js';
-import { Catalogue, clusteredVectors, randomCentroids, Rng } from './support/searchData.js';
+import { clusteredVectors, randomCentroids, Rng } from './support/searchData.js';
+import { Catalogue } from './support/searchText.js';
 
 const PRODUCTS = positiveInt('BENCH_PRODUCTS', 20_000);
 const BATCH = 1_000;
@@ -78,13 +79,13 @@ async function runTarget(target: Target, catalogue: Catalogue, vectors: Float32A
     outcomes.forEach((o, k) => {
       if (o.result !== expect) throw new Error(`${target.name}: product ${from + k} ${o.result}, expected ${expect}`);
       ids[from + k] = o.id;
-      thashes[from + k] ??= o.thash;
+      thashes[from + k] ??= o.textHash;
     });
   };
   const repo = new VectorRepository(store);
   await step('create', (from, to) => upsert(from, to, 'created'));
   await step('store a 512-d vector', async (from, to) => {
-    const stored = await Promise.all(ids.slice(from, to).map((id, k) => repo.store(tenant.id, { kind: 'product', id }, thashes[from + k], MODEL, { description: vectors.subarray((from + k) * DIM, (from + k + 1) * DIM) })));
+    const stored = await Promise.all(ids.slice(from, to).map((id, k) => repo.store(tenant.id, { kind: 'product', id }, { textHash: thashes[from + k], model: MODEL, vectors: { description: vectors.subarray((from + k) * DIM, (from + k + 1) * DIM) } })));
     if (stored.includes(false)) throw new Error(`${target.name}: a vector was refused`);
   });
   await step('re-send unchanged', (from, to) => upsert(from, to, 'unchanged'));

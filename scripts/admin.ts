@@ -48,7 +48,7 @@ const OPTIONS = {
 } as const;
 
 function checked<T>(schema: TSchema, value: unknown, source: 'json' | 'text'): T {
-  const result = validate<T>(schema, value, 'option', source);
+  const result = validate<T>(schema, value, { root: 'option', source });
   if (!result.ok) throw new UsageError(result.errors.map((e) => `${e.loc.slice(1).join('.')}: ${e.msg}`).join('\n'));
   return result.value;
 }
@@ -107,7 +107,7 @@ export async function runAdmin(argv: string[], connect: () => Promise<AdminConne
       case 'user create': {
         const tenant = await tenantOf();
         const input = checked<{ email: string; name: string }>(UserCreate, { email: need('email'), name: need('name') }, 'json');
-        print(await services.users.create(tenant.id, input.email, input.name));
+        print(await services.users.create(tenant.id, { email: input.email, name: input.name }));
         break;
       }
       case 'user list': {

@@ -9,15 +9,16 @@ import { startRedisCluster } from '../test/helpers/redisCluster.js';
 
 /** The suites of the cluster pass (a folder: each of its test files): every resource over HTTP, search across processes, OAuth, MCP, the CLI. */
 const CLUSTER_SUITES = [
-  'test/api/sites.test.ts',
-  'test/api/categories.test.ts',
+  'test/api/sites',
+  'test/api/categories',
   'test/api/products',
-  'test/api/bulk.test.ts',
-  'test/api/knowledge',
+  'test/api/bulk',
+  'test/api/knowledge-entries',
   'test/api/auth.test.ts',
   'test/api/admin.test.ts',
-  'test/api/oauth.test.ts',
-  'test/search/api.test.ts',
+  'test/api/oauth',
+  'test/search/api-routes.test.ts',
+  'test/search/api-writes.test.ts',
   'test/search/replication.test.ts',
   'test/mcp/mcp.test.ts',
   'test/cli/admin.test.ts',

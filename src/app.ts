@@ -2,7 +2,7 @@
 import { adminRoutes } from './api/admin.js';
 import { bulkRoutes } from './api/bulk.js';
 import { categoryRoutes } from './api/categories.js';
-import { knowledgeRoutes } from './api/knowledge.js';
+import { knowledgeEntryRoutes } from './api/knowledgeEntries.js';
 import { searchRoutes } from './api/search.js';
 import { mcpRoutes } from './api/mcp.js';
 import { oauthResolver, oauthRoutes } from './api/oauth.js';
@@ -12,19 +12,22 @@ import { buildOpenApi } from './api/openapi.js';
 import { productRoutes } from './api/products.js';
 import { siteRoutes } from './api/sites.js';
 import { systemRoutes } from './api/system.js';
+import { whoamiRoutes } from './api/whoami.js';
+import { consoleRoutes } from './api/console.js';
 import type { Config } from './config.js';
 import { DEFAULT_OAUTH_LIFETIMES, type OAuthLifetimes } from './config.js';
 import { ApiKeyService } from './domain/apiKeys.js';
 import { CategoryService } from './domain/categories.js';
 import { AuditLog } from './domain/audit.js';
 import { IngestService } from './domain/ingest.js';
-import { KnowledgeService } from './domain/knowledge.js';
+import { KnowledgeEntryService } from './domain/knowledgeEntries.js';
 import { OAuthService } from './domain/oauth/service.js';
 import { ProductService, type EmbeddingScheduler } from './domain/products.js';
 import { SearchService } from './domain/search.js';
 import { noSearchRefresh, type SearchRefresh } from './domain/searchRefresh.js';
 import { createEmbedder } from './embed/index.js';
 import { QueryEmbedder } from './embed/queryEmbedder.js';
+import { QueryEmbedders } from './embed/queryEmbedders.js';
 import { createSearchEngine, indexOptionsOf, resolveSearchEngine, searchWrites, type SearchWrites } from './search/index.js';
 import type { EngineProgress } from './search/engine.js';
 import { SiteService } from './domain/sites.js';
@@ -41,16 +44,22 @@ import { IngestQueue } from './queue/ingest.js';
 import { producerConnection, QUEUE_PREFIX } from './queue/connection.js';
 import { MaintenanceQueue } from './queue/maintenance.js';
 import { CategoryRepository } from './store/categories.js';
+import { migrateLayout } from './store/layoutMigration.js';
 import { connectRedis, isUnavailable, type RedisAt, type RedisClient, type Store } from './store/redis.js';
 import { keys } from './store/keys.js';
 import { ReplicaAck } from './store/replicaAck.js';
 import { JobRepository } from './store/jobs.js';
-import { EntryRepository } from './store/knowledge.js';
+import { EntryRepository } from './store/knowledgeEntries.js';
 import { AuditRepository } from './store/audit.js';
 import { OAuthRepository } from './store/oauth.js';
 import { ProductRepository } from './store/products.js';
 import { SiteRepository } from './store/sites.js';
 import { ApiKeyRepository, TenantRepository, UserRepository } from './store/tenants.js';
+import { embeddingRoutes } from './api/embedding.js';
+import { EmbeddingStatusService, type ConfiguredModel } from './domain/embedding.js';
+import { EmbeddingProgressRepository } from './store/embeddingProgress.js';
+import { ReembedRepository } from './store/reembed.js';
+import { EmbeddingModelRegistry } from './store/embeddingModels.js';
 
 export const VERSION = '0.1.0';
 
@@ -62,6 +71,8 @@ export interface ServiceOptions {
   searchRefresh?: SearchRefresh;
   /** What document writes do for the engine serving search (src/search/index.ts searchWrites); none by default. */
   search?: SearchWrites;
+  /** The model documents are embedded with (null: embedding is off), for the embedding status. */
+  model?: ConfiguredModel | null;
 }
 
 /** The services of one process, built on one Redis connection. */
@@ -80,25 +91,27 @@ export function createServices(redis: Store, options: ServiceOptions = {}) {
   const categories = new CategoryService(new CategoryRepository(redis));
   const products = new ProductService(new ProductRepository(redis, projection), embedding, searchRefresh);
   const jobs = new JobRepository(redis);
-  const ingest = new IngestService(
+  const embeddingStatus = new EmbeddingStatusService({ progress: new EmbeddingProgressRepository(redis), reembed: new ReembedRepository(redis), model: options.model ?? null });
+  const ingest = new IngestService({
     jobs,
     products,
-    async (tenantId, jobId) => {
+    schedule: async (tenantId, jobId) => {
       if (!queues.ingest) throw new Error('no ingest queue in this process');
       await queues.ingest.add(tenantId, jobId);
     },
-    queues.embed
+    embed: queues.embed
       ? async (tenantId, jobId, items) => {
-          await jobs.count(tenantId, jobId, 'embed_scheduled', items.length);
+          await jobs.count(tenantId, jobId, { field: 'embed_scheduled', by: items.length });
           await queues.embed!.schedule(tenantId, items, jobId);
         }
       : null,
-  );
+    embeddingStatus,
+  });
   const entries = new EntryRepository(redis, projection);
-  const knowledge = new KnowledgeService(entries, queues.embed ?? noEntryEmbedding, searchRefresh);
+  const knowledgeEntries = new KnowledgeEntryService(entries, queues.embed ?? noEntryEmbedding, searchRefresh);
   const audit = new AuditLog(new AuditRepository(redis));
   const oauth = new OAuthService(oauthStore, apiKeys, oauthLifetimes);
-  return { tenants, users, apiKeys, sites, categories, products, ingest, jobs, knowledge, audit, oauth };
+  return { tenants, users, apiKeys, sites, categories, products, ingest, jobs, knowledgeEntries, audit, oauth, embeddingStatus };
 }
 export type Services = ReturnType<typeof createServices>;
 
@@ -126,13 +139,22 @@ export function openQueues(redis: RedisAt, config: Config): Queues & { connectio
   };
 }
 
+export interface WriteConfirmationOptions {
+  config: Config;
+  /** The tenants' documents. */
+  redis: Store;
+  /** The queues' connection. */
+  queueConnection: RedisClient;
+  log: Logger;
+}
+
 /**
  * With KCS_WAIT_REPLICAS > 0 (the default on a cluster): a tenant's writes are confirmed by the
  * replicas of its master, and the jobs they sent by those of the queues' master, before they are
  * answered. Null when off; `close` closes its connections.
  */
 export async function writeConfirmation(
-  config: Config, redis: Store, queueConnection: RedisClient, log: Logger,
+  { config, redis, queueConnection, log }: WriteConfirmationOptions,
 ): Promise<(WriteConfirmation & { close(): void }) | null> {
   const options = {
     replicas: config.writeReplicas.count,
@@ -153,6 +175,12 @@ export async function writeConfirmation(
   };
 }
 
+/** Brings stored data to the layout this code reads (store/layoutMigration.ts), before anything reads it. */
+export async function migrate(redis: Store, log: Logger): Promise<void> {
+  const moved = await migrateLayout(redis);
+  if (moved.tenants > 0) log.info(moved, 'stored data migrated to the current layout');
+}
+
 export interface RunningServer {
   port: number;
   services: Services;
@@ -162,20 +190,26 @@ export interface RunningServer {
 export async function startServer(config: Config, redisAt: RedisAt, log: Logger): Promise<RunningServer> {
   const redis = connectRedis(redisAt, {}, (err) => log.warn({ err: err.message }, 'redis connection error'));
   await redis.connect();
+  await migrate(redis, log);
   const queues = openQueues(redisAt, config);
   const embedder = createEmbedder(config.embedding);
+  const registry = new EmbeddingModelRegistry(redis);
+  if (embedder) await registry.record({ modelId: embedder.modelId, spec: config.embedding, dimension: embedder.dimension, languages: embedder.languages });
   const engineKind = await resolveSearchEngine(redis, config.searchEngine);
   const writes = searchWrites(engineKind, redis, indexOptionsOf(embedder));
   const { projection } = writes;
-  const engine = createSearchEngine(engineKind, redis, log, {
+  const engine = createSearchEngine(redis, log, {
+    kind: engineKind,
     embedder,
     project: projection ? (tenantId) => queues.maintenance.scheduleProjection(tenantId, projection.version) : undefined,
   });
   const services = createServices(redis, {
-    queues, oauthLifetimes: config.oauth, searchRefresh: (tenantId, changed) => engine.refresh(tenantId, changed), search: writes,
+    queues, oauthLifetimes: config.oauth, searchRefresh: (tenantId, changed) => engine.refresh(tenantId, changed), search: writes, model: embedder,
   });
   const search = new SearchService({
-    engine, embedder: embedder ? new QueryEmbedder(embedder) : null, products: services.products, knowledge: services.knowledge, sites: services.sites,
+    engine,
+    embedders: embedder ? new QueryEmbedders({ configured: new QueryEmbedder(embedder), registry, spec: config.embedding }) : null,
+    products: services.products, knowledgeEntries: services.knowledgeEntries, sites: services.sites,
   });
   // The indexes build in the background: /readyz answers 503 with the progress until they are done.
   let searchProgress: EngineProgress = { tenants: 0, tenantsLoaded: 0, documents: 0 };
@@ -210,15 +244,18 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
     ...categoryRoutes(services.categories),
     ...productRoutes(services.products, services.sites),
     ...bulkRoutes(services.ingest, services.sites),
-    ...knowledgeRoutes(services.knowledge),
+    ...knowledgeEntryRoutes(services.knowledgeEntries),
     ...searchRoutes(search),
-    ...mcpRoutes({ search, products: services.products, knowledge: services.knowledge, categories: services.categories, version: VERSION }, config.publicScheme),
-    ...adminRoutes(services.tenants, services.users, services.apiKeys, services.audit),
+    ...mcpRoutes({ search, products: services.products, knowledgeEntries: services.knowledgeEntries, categories: services.categories, version: VERSION }, config.publicScheme),
+    ...embeddingRoutes(services.embeddingStatus),
+    ...adminRoutes({ tenants: services.tenants, users: services.users, apiKeys: services.apiKeys, audit: services.audit }),
     ...oauthRoutes(services.oauth, guard, { scheme: config.publicScheme, rateLimit: new OAuthRateLimit(services.apiKeys, config.oauthRateLimits) }),
+    ...whoamiRoutes(),
+    ...consoleRoutes(services.oauth, guard),
   ];
   routes.push(...preflightRoutes(routes));
 
-  const confirmations = await writeConfirmation(config, redis, queues.connection, log);
+  const confirmations = await writeConfirmation({ config, redis, queueConnection: queues.connection, log });
   const dispatch = requestPipeline(guard, confirmations);
   const server = new HttpServer({ routes, dispatch, log, metrics, unavailable: isUnavailable });
   const port = await server.listen(config.host, config.port);

@@ -92,6 +92,7 @@ async function serve(config: Config, withWorker: boolean): Promise<void> {
     async () => embedded?.stop(),
   ]);
 
+  checkEmbedder(config);
   const redis = await redisFor(config, log, true);
   embedded = redis.embedded;
   try {
@@ -128,6 +129,16 @@ async function serve(config: Config, withWorker: boolean): Promise<void> {
   }
 }
 
+/** A model directory that is not one is a configuration error, said in one line before anything starts. */
+function checkEmbedder(config: Config): void {
+  try {
+    void createEmbedder(config.embedding)?.close?.();
+  } catch (error) {
+    const variable = config.embedding.provider === 'onnx' ? 'KCS_ONNX_MODEL_DIR' : 'KCS_EMBEDDER';
+    throw new ConfigError([`${variable}: ${(error as Error).message}`]);
+  }
+}
+
 function printWelcome(key: string, config: Config, port: number): void {
   const base = `${config.publicScheme}://demo.${config.baseDomain}:${port}`;
   process.stdout.write(
@@ -140,6 +151,7 @@ async function worker(config: Config): Promise<void> {
   const log = createLogger(config.logLevel, 'kcs-worker');
   let running: RunningWorkers | null = null;
   onShutdown(log, config.shutdownGraceMs, [async () => running?.close()]);
+  checkEmbedder(config);
   const { redis } = await redisFor(config, log, false);
   running = await startWorkers(config, redis, log);
 }

@@ -1,5 +1,8 @@
 // Configuration from environment variables, validated once at start.
 // Every bad value is reported with its own readable line, then the process exits.
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 /**
@@ -63,10 +66,23 @@ export const WORKER_QUEUES = ['ingest', 'embed', 'maintenance'] as const;
 export type WorkerQueue = (typeof WORKER_QUEUES)[number];
 
 /** Which embedder the workers run; `none` stores products with embedding_status "skipped". */
-export type EmbeddingConfig =
-  | { provider: 'local'; batchSize: number }
-  | { provider: 'none'; batchSize: number }
-  | { provider: 'hf'; batchSize: number; model: string; endpointUrl?: string; token?: string; dimension: number; languages: string[] };
+/** The model that embeds texts (src/embed/): what a thread needs to build it, so plain data. */
+export type EmbedderSpec =
+  | { provider: 'local' }
+  | { provider: 'none' }
+  | { provider: 'hf'; model: string; endpointUrl?: string; token?: string; dimension: number; languages: string[] }
+  /** Prefixes: what the model expects before a query and a document (e5: "query: ", "passage: "). */
+  | { provider: 'onnx'; modelDir: string; languages: string[]; queryPrefix: string; documentPrefix: string };
+
+export type EmbeddingConfig = EmbedderSpec & {
+  batchSize: number;
+  /** Threads the embed worker runs the model on (local and onnx). */
+  threads: number;
+  /** Their scheduling priority (nice, 0–19): below serving and importing. */
+  nice: number;
+  /** And the SCHED_IDLE policy (Linux): they run only on a core nothing else wants. */
+  idle: boolean;
+};
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -79,7 +95,7 @@ const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debu
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
 
-  const int = (name: string, fallback: number, min: number, max: number): number => {
+  const int = (name: string, fallback: number, { min, max }: { min: number; max: number }): number => {
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
     if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
@@ -116,20 +132,39 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`KCS_BASE_DOMAIN=${JSON.stringify(baseDomain)} must be a domain name such as api.example.com`);
   }
 
-  const provider = oneOf('KCS_EMBEDDER', 'local', ['local', 'hf', 'none'] as const);
-  const batchSize = int('KCS_EMBED_BATCH', 64, 1, 1024);
-  let embedding: EmbeddingConfig = { provider: provider === 'hf' ? 'none' : provider, batchSize };
+  const provider = oneOf('KCS_EMBEDDER', 'local', ['local', 'onnx', 'hf', 'none'] as const);
+  const languages = (name: string) => (env[name] || 'de,en').split(',').map((l) => l.trim().toLowerCase()).filter(Boolean);
+  const running = {
+    batchSize: int('KCS_EMBED_BATCH', 64, { min: 1, max: 1024 }),
+    threads: int('KCS_EMBED_THREADS', Math.max(1, availableParallelism()), { min: 1, max: 64 }),
+    nice: int('KCS_EMBED_NICE', 19, { min: 0, max: 19 }),
+    idle: oneOf('KCS_EMBED_IDLE', 'on', ['on', 'off'] as const) === 'on',
+  };
+  let embedding: EmbeddingConfig = { provider: provider === 'hf' || provider === 'onnx' ? 'none' : provider, ...running };
   if (provider === 'hf') {
     const model = env.KCS_HF_MODEL;
     if (!model) problems.push('KCS_HF_MODEL must name the model when KCS_EMBEDDER=hf, e.g. intfloat/multilingual-e5-small');
     embedding = {
       provider: 'hf',
-      batchSize,
+      ...running,
       model: model ?? '',
       endpointUrl: env.KCS_HF_ENDPOINT_URL || undefined,
       token: env.HF_TOKEN || undefined,
-      dimension: int('KCS_HF_DIMENSION', 384, 1, 8192),
-      languages: (env.KCS_HF_LANGUAGES || 'en,de').split(',').map((l) => l.trim()).filter(Boolean),
+      dimension: int('KCS_HF_DIMENSION', 384, { min: 1, max: 8192 }),
+      languages: languages('KCS_HF_LANGUAGES'),
+    };
+  }
+  if (provider === 'onnx') {
+    const modelDir = env.KCS_ONNX_MODEL_DIR;
+    if (!modelDir) problems.push('KCS_ONNX_MODEL_DIR must name a model directory (model.onnx, tokenizer.json, as Hugging Face exports them) when KCS_EMBEDDER=onnx');
+    else if (!existsSync(modelDir)) problems.push(`KCS_ONNX_MODEL_DIR=${JSON.stringify(modelDir)} does not exist`);
+    embedding = {
+      provider: 'onnx',
+      ...running,
+      modelDir: modelDir ?? '',
+      languages: languages('KCS_ONNX_LANGUAGES'),
+      queryPrefix: env.KCS_ONNX_QUERY_PREFIX ?? '',
+      documentPrefix: env.KCS_ONNX_DOCUMENT_PREFIX ?? '',
     };
   }
 
@@ -138,30 +173,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (unknownQueues.length > 0) problems.push(`KCS_WORKER_QUEUES has unknown queues (${unknownQueues.join(', ')}); use ${WORKER_QUEUES.join(', ')}`);
 
   const config: Config = {
-    port: int('PORT', 8080, 0, 65535),
+    port: int('PORT', 8080, { min: 0, max: 65535 }),
     host,
     redis,
     // On a cluster every master is expected to have a replica; one server has none by default.
-    writeReplicas: { count: int('KCS_WAIT_REPLICAS', redis?.kind === 'cluster' ? 1 : 0, 0, 16), timeoutMs: int('KCS_WAIT_TIMEOUT_MS', 1000, 1, 60_000) },
+    writeReplicas: { count: int('KCS_WAIT_REPLICAS', redis?.kind === 'cluster' ? 1 : 0, { min: 0, max: 16 }), timeoutMs: int('KCS_WAIT_TIMEOUT_MS', 1000, { min: 1, max: 60_000 }) },
     baseDomain,
     publicScheme: oneOf('KCS_PUBLIC_SCHEME', 'http', ['http', 'https'] as const),
     logLevel: oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
     dataDir: env.KCS_DATA_DIR || './data',
-    workerConcurrency: int('KCS_WORKER_CONCURRENCY', 4, 1, 256),
-    ingestLockMs: int('KCS_INGEST_LOCK_MS', 60_000, 1000, 3_600_000),
+    workerConcurrency: int('KCS_WORKER_CONCURRENCY', 4, { min: 1, max: 256 }),
+    ingestLockMs: int('KCS_INGEST_LOCK_MS', 60_000, { min: 1000, max: 3_600_000 }),
     bootstrapDemo: bool('KCS_BOOTSTRAP_DEMO', true),
-    shutdownGraceMs: int('KCS_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    shutdownGraceMs: int('KCS_SHUTDOWN_GRACE_MS', 10_000, { min: 0, max: 600_000 }),
     embedding,
     workerQueues: workerQueues as WorkerQueue[],
     searchEngine: oneOf('KCS_SEARCH_ENGINE', 'auto', SEARCH_ENGINES),
     oauth: {
-      codeTtlS: int('KCS_OAUTH_CODE_TTL_S', DEFAULT_OAUTH_LIFETIMES.codeTtlS, 1, 600),
-      accessTtlS: int('KCS_OAUTH_ACCESS_TTL_S', DEFAULT_OAUTH_LIFETIMES.accessTtlS, 1, 86_400),
-      refreshTtlS: int('KCS_OAUTH_REFRESH_TTL_S', DEFAULT_OAUTH_LIFETIMES.refreshTtlS, 1, 365 * 86_400),
+      codeTtlS: int('KCS_OAUTH_CODE_TTL_S', DEFAULT_OAUTH_LIFETIMES.codeTtlS, { min: 1, max: 600 }),
+      accessTtlS: int('KCS_OAUTH_ACCESS_TTL_S', DEFAULT_OAUTH_LIFETIMES.accessTtlS, { min: 1, max: 86_400 }),
+      refreshTtlS: int('KCS_OAUTH_REFRESH_TTL_S', DEFAULT_OAUTH_LIFETIMES.refreshTtlS, { min: 1, max: 365 * 86_400 }),
     },
     oauthRateLimits: {
-      ratePerS: int('KCS_OAUTH_RATE_PER_S', 10, 0, 100_000),
-      addressRatePerS: int('KCS_OAUTH_ADDRESS_RATE_PER_S', 50, 0, 100_000),
+      ratePerS: int('KCS_OAUTH_RATE_PER_S', 10, { min: 0, max: 100_000 }),
+      addressRatePerS: int('KCS_OAUTH_ADDRESS_RATE_PER_S', 50, { min: 0, max: 100_000 }),
     },
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,69 +1,136 @@
-// BullMQ entry point of the `embed` queue: vectors for each text of a product or knowledge entry,
-// batched across jobs, served from the content-addressed cache where the same text was embedded before.
+// BullMQ entry point of the `embed` queue: vectors for the texts of products and knowledge entries
+// (a job holds one document, or many of a bulk import), batched across jobs into model calls,
+// served from the content-addressed cache where the same text was embedded before.
 import { WaitingError, Worker, type Job } from 'bullmq';
 import type { RedisClient } from '../src/store/redis.js';
 import { productTexts as textsOf } from '../src/domain/products.js';
 import { BatcherClosedError, MicroBatcher } from '../src/embed/batcher.js';
 import type { Embedder } from '../src/embed/embedder.js';
 import type { Logger } from '../src/log.js';
-import { EMBED_ATTEMPTS, EMBED_QUEUE, type EmbedJob } from '../src/queue/embed.js';
+import { EMBED_ATTEMPTS, EMBED_QUEUE, embedTargets, type EmbedJob } from '../src/queue/embed.js';
 import { QUEUE_PREFIX } from '../src/queue/connection.js';
 import type { JobRepository } from '../src/store/jobs.js';
-import type { VectorRepository } from '../src/store/vectors.js';
+import type { ReembedRepository } from '../src/store/reembed.js';
+import type { VectorRepository, VectorTarget } from '../src/store/vectors.js';
 
-/** The texts each kind of document is embedded from (see ProductTexts and EntryTexts). */
+/** The texts each kind of document is embedded from (see ProductTexts and EntryTexts): the vectors search ranks by. */
 const VECTOR_NAMES = {
-  product: ['description', 'properties', 'attributes', 'anchor'],
+  product: ['description', 'anchor'],
   entry: ['content', 'anchor'],
 } as const;
 
-export function embedWorker(
-  connection: RedisClient, embedder: Embedder, vectors: VectorRepository, jobs: JobRepository, batchSize: number, log: Logger,
-): Worker<EmbedJob> {
+export interface EmbedWorkerOptions {
+  embedder: Embedder;
+  vectors: VectorRepository;
+  /** Counts a bulk job's embeddings (done, failed) in its progress. */
+  jobs: JobRepository;
+  /** Counts a re-embed's documents in its progress. */
+  reembed: ReembedRepository;
+  /** Texts per model call, and jobs the worker runs at once. */
+  batchSize: number;
+  log: Logger;
+  /** True while work that goes first is under way (imports): the worker takes no job and starts no model call meanwhile. */
+  yieldTo?: () => Promise<boolean>;
+  /** Tells the moment such work starts (the poll of yieldTo sees it up to YIELD_POLL_MS later); answers its stop. */
+  watchStarts?: (listener: () => void) => () => Promise<void>;
+}
+
+/** How often the worker asks whether to yield. */
+const YIELD_POLL_MS = 250;
+/**
+ * How long imports must have been idle before the model runs again: a connector's bulk requests
+ * come one after another, and between two jobs the next body is still being uploaded and checked
+ * (the serve process's work, which the model would slow down).
+ */
+const RESUME_AFTER_MS = 2000;
+
+export function embedWorker(connection: RedisClient, { embedder, vectors, jobs, reembed, batchSize, log, yieldTo, watchStarts }: EmbedWorkerOptions): Worker<EmbedJob> {
   const batcher = new MicroBatcher(embedder, batchSize);
 
-  const productTexts = async (tenantId: string, id: string): Promise<{ texts: Record<string, string | null>; thash: string } | null> => {
-    const inputs = await vectors.productTextInputs(tenantId, id);
-    return inputs && { texts: { ...textsOf(inputs.doc, inputs.sources) }, thash: inputs.thash };
+  const currentTexts = async (tenantId: string, target: VectorTarget): Promise<{ texts: Record<string, string | null>; textHash: string } | null> => {
+    if (target.kind === 'entry') return vectors.entryTexts(tenantId, target.id);
+    const inputs = await vectors.productTextInputs(tenantId, target.id);
+    return inputs && { texts: { ...textsOf(inputs.doc, inputs.sources) }, textHash: inputs.textHash };
+  };
+
+  /**
+   * The vectors of one document's current texts and their hash; null when the document is gone or
+   * its texts are no longer those of `textHash` (a newer job carries them).
+   */
+  const embedOne = async (tenantId: string, target: VectorTarget, textHash?: string): Promise<{ byName: Record<string, Float32Array | null>; textHash: string } | null> => {
+    const current = await currentTexts(tenantId, target);
+    if (!current || (textHash !== undefined && current.textHash !== textHash)) return null;
+    const names = VECTOR_NAMES[target.kind];
+    const texts = names.flatMap((name) => (current.texts[name] ? [{ name: name as string, text: current.texts[name]! }] : []));
+    const cached = await vectors.cached(embedder.modelId, texts.map((t) => t.text));
+    const misses = texts.filter((_, i) => !cached[i]);
+    const computed = await batcher.embed(misses.map((m) => m.text));
+    await vectors.cache(embedder.modelId, misses.map((m, i) => ({ text: m.text, vector: computed[i] })));
+    const byName: Record<string, Float32Array | null> = Object.fromEntries(names.map((n) => [n, null]));
+    texts.forEach((t, i) => (byName[t.name] = cached[i] ?? computed[misses.indexOf(t)]));
+    return { byName, textHash: current.textHash };
   };
 
   const process = async (job: Job<EmbedJob>, token?: string): Promise<string> => {
-    const { tenantId, thash, ingestJobId } = job.data;
-    const target = { kind: job.data.kind ?? 'product', id: job.data.id } as const;
-    const names = VECTOR_NAMES[target.kind];
-    const current = target.kind === 'entry' ? await vectors.entryTexts(tenantId, target.id) : await productTexts(tenantId, target.id);
-    let outcome = 'stale';
-    // Texts changed (a newer job carries them) or the document is gone: nothing to embed.
-    if (current && current.thash === thash) {
-      const texts = names.flatMap((name) => (current.texts[name] ? [{ name: name as string, text: current.texts[name]! }] : []));
-      const cached = await vectors.cached(embedder.modelId, texts.map((t) => t.text));
-      const misses = texts.filter((_, i) => !cached[i]);
-      const computed = await batcher.embed(misses.map((m) => m.text)).catch(async (error: unknown) => {
-        if (!(error instanceof BatcherClosedError)) throw error;
-        // The worker stops: the job goes back to the queue as it was, no attempt spent.
-        await job.moveToWait(token);
-        throw new WaitingError();
-      });
-      await vectors.cache(embedder.modelId, misses.map((m, i) => ({ text: m.text, vector: computed[i] })));
-      const byName: Record<string, Float32Array | null> = Object.fromEntries(names.map((n) => [n, null]));
-      texts.forEach((t, i) => (byName[t.name] = cached[i] ?? computed[misses.indexOf(t)]));
-      outcome = (await vectors.store(tenantId, target, thash, embedder.modelId, byName)) ? 'stored' : 'stale';
-    }
-    if (ingestJobId) await jobs.count(tenantId, ingestJobId, 'embed_done', 1);
-    return outcome;
+    const { tenantId, ingestJobId } = job.data;
+    const kind = job.data.kind ?? 'product';
+    const targets = embedTargets(job.data);
+    // The documents of a job go to the batcher together: their texts share model calls.
+    const outcomes = await Promise.all(targets.map(async ({ id, textHash }) => {
+      const embedded = await embedOne(tenantId, { kind, id }, textHash);
+      // The store is refused when the texts changed meanwhile (a newer job carries them).
+      const stored = embedded && (await vectors.store(tenantId, { kind, id }, { textHash: embedded.textHash, model: embedder.modelId, vectors: embedded.byName }));
+      return stored ? 'stored' : 'stale';
+    })).catch(async (error: unknown) => {
+      if (!(error instanceof BatcherClosedError)) throw error;
+      // The worker stops: the job goes back to the queue as it was, no attempt spent.
+      await job.moveToWait(token);
+      throw new WaitingError();
+    });
+    if (ingestJobId) await jobs.count(tenantId, ingestJobId, { field: 'embed_done', by: targets.length });
+    if (job.data.reembed) await reembed.count(tenantId, job.data.reembed, targets.length);
+    return outcomes.join(',');
   };
 
   const worker = new Worker<EmbedJob>(EMBED_QUEUE, process, { connection, prefix: QUEUE_PREFIX, concurrency: batchSize });
-  // A stop waits for the model call under way, not for every job behind it (the backlog stays queued).
-  worker.on('closing', () => batcher.close());
+  // An import goes first: the worker takes no job and starts no model call while one is under way
+  // (the threads' low priority alone still cost an import a sixth of its speed; docs/BENCHMARKS.md).
+  let yielding = false;
+  let busySeen = 0;
+  const yieldNow = async (busy: boolean) => {
+    if (busy) busySeen = performance.now();
+    else if (performance.now() - busySeen < RESUME_AFTER_MS) return;
+    if (busy === yielding || worker.closing) return;
+    yielding = busy;
+    if (busy) {
+      batcher.hold();
+      await worker.pause(true);
+    } else {
+      batcher.release();
+      worker.resume();
+    }
+  };
+  const poll = yieldTo && setInterval(() => {
+    yieldTo().then(yieldNow, (err: unknown) => log.warn({ err: (err as Error).message }, 'could not ask whether an import runs'));
+  }, YIELD_POLL_MS);
+  // An import's start holds the model at once; the poll sees its end.
+  const stopWatching = watchStarts?.(() => void yieldNow(true));
+  // A stop waits for the model calls under way, not for every job behind them (the backlog stays queued).
+  worker.on('closing', () => {
+    if (poll) clearInterval(poll);
+    void stopWatching?.();
+    batcher.close();
+  });
   worker.on('failed', (job, error) => {
     if (!job) return;
     log.warn({ job: job.id, attempt: job.attemptsMade, err: error.message }, 'embedding failed');
     if (job.attemptsMade < EMBED_ATTEMPTS) return;
-    const { tenantId, thash, ingestJobId } = job.data;
+    const { tenantId, ingestJobId } = job.data;
+    const targets = embedTargets(job.data);
     void Promise.all([
-      vectors.markFailed(tenantId, { kind: job.data.kind ?? 'product', id: job.data.id }, thash),
-      ingestJobId ? jobs.count(tenantId, ingestJobId, 'embed_failed', 1) : undefined,
+      ...targets.map(({ id, textHash }) => vectors.markFailed(tenantId, { kind: job.data.kind ?? 'product', id }, textHash)),
+      ingestJobId ? jobs.count(tenantId, ingestJobId, { field: 'embed_failed', by: targets.length }) : undefined,
+      job.data.reembed ? reembed.count(tenantId, job.data.reembed, targets.length) : undefined,
     ]).catch((err: unknown) => log.error({ err }, 'could not record a failed embedding'));
   });
   return worker;

@@ -1,15 +1,20 @@
 // `kcs worker`: every BullMQ worker of the service in one process.
 import type { Worker } from 'bullmq';
-import { createServices, openQueues, writeConfirmation } from '../src/app.js';
+import { createServices, migrate, openQueues, writeConfirmation } from '../src/app.js';
 import type { Config } from '../src/config.js';
 import { createEmbedder } from '../src/embed/index.js';
+import { lowerThisProcess } from '../src/embed/priority.js';
 import type { Logger } from '../src/log.js';
 import { queueConnection } from '../src/queue/connection.js';
+import { IngestQueue } from '../src/queue/ingest.js';
 import { ProductRepository } from '../src/store/products.js';
 import { ProjectionBackfill } from '../src/store/projectionBackfill.js';
 import { indexOptionsOf, resolveSearchEngine, searchWrites } from '../src/search/index.js';
 import { connectRedis, type RedisAt } from '../src/store/redis.js';
 import { VectorRepository } from '../src/store/vectors.js';
+import { keys } from '../src/store/keys.js';
+import { EmbeddingModelRegistry } from '../src/store/embeddingModels.js';
+import { ReembedRepository } from '../src/store/reembed.js';
 import { embedWorker } from './embed.js';
 import { ingestWorker } from './ingest.js';
 import { maintenanceWorker } from './maintenance.js';
@@ -27,12 +32,17 @@ export interface RunningWorkers {
 }
 
 export async function startWorkers(config: Config, redisAt: RedisAt, log: Logger): Promise<RunningWorkers> {
+  // A process that only embeds (`kcs start` runs one) steps back as a whole, its Redis calls and
+  // job bookkeeping too, not only the model's threads.
+  if (config.workerQueues.length === 1 && config.workerQueues[0] === 'embed') lowerThisProcess(config.embedding.nice, config.embedding.idle);
   const redis = connectRedis(redisAt, { connectionName: 'kcs-worker' });
   await redis.connect();
+  await migrate(redis, log);
   // Ingest schedules embeddings: the worker process sends jobs as well as taking them.
   const queues = openQueues(redisAt, config);
   // Documents written here carry the projection of the engine that serves search on this server.
-  const embedder = createEmbedder(config.embedding);
+  // The model runs on low-priority threads of this process (src/embed/threads.ts).
+  const embedder = createEmbedder(config.embedding, { threaded: true });
   const search = searchWrites(await resolveSearchEngine(redis, config.searchEngine), redis, indexOptionsOf(embedder));
   const { projection } = search;
   const services = createServices(redis, { queues, search });
@@ -40,11 +50,15 @@ export async function startWorkers(config: Config, redisAt: RedisAt, log: Logger
   const connection = queueConnection(redisAt);
   const wanted = new Set(config.workerQueues);
   const workers: Worker[] = [];
+  const reembed = new ReembedRepository(redis);
   if (wanted.has('maintenance')) {
     const backfill = projection ? new ProjectionBackfill(redis, projection) : null;
-    workers.push(maintenanceWorker(connection, { products: new ProductRepository(redis, projection), backfill, concurrency: config.workerConcurrency, log }));
+    workers.push(maintenanceWorker(connection, {
+      products: new ProductRepository(redis, projection), backfill, concurrency: config.workerConcurrency, log,
+      reembed: queues.embed ? { repo: reembed, queue: queues.embed, search } : null,
+    }));
   }
-  const writes = await writeConfirmation(config, redis, queues.connection, log);
+  const writes = await writeConfirmation({ config, redis, queueConnection: queues.connection, log });
   if (wanted.has('ingest')) {
     workers.push(ingestWorker(connection, {
       ingest: services.ingest, jobs: services.jobs, concurrency: config.workerConcurrency, log, lockMs: config.ingestLockMs,
@@ -52,13 +66,25 @@ export async function startWorkers(config: Config, redisAt: RedisAt, log: Logger
     }));
   }
   if (embedder && wanted.has('embed')) {
-    workers.push(embedWorker(connection, embedder, new VectorRepository(redis), services.jobs, config.embedding.batchSize, log));
+    // What builds this model again, for searches over its vectors once another one is configured.
+    await new EmbeddingModelRegistry(redis).record({ modelId: embedder.modelId, spec: config.embedding, dimension: embedder.dimension, languages: embedder.languages });
+    workers.push(embedWorker(connection, {
+      embedder, vectors: new VectorRepository(redis), jobs: services.jobs, reembed, batchSize: config.embedding.batchSize, log,
+      yieldTo: () => queues.ingest.busy(),
+      watchStarts: (listener) => IngestQueue.watchStarts(redisAt, listener),
+    }));
+    // A tenant whose documents have vectors of another model (or of none known yet) is embedded
+    // again with this one, in the background (store/reembed.ts).
+    for (const tenantId of await redis.hvals(keys.tenantSlugs)) {
+      if ((await reembed.activeModel(tenantId)) !== embedder.modelId) await queues.maintenance.scheduleReembed(tenantId, embedder.modelId);
+    }
   }
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   log.info({ queues: workers.map((w) => w.name), embedder: wanted.has('embed') ? embedder?.modelId ?? 'none' : 'none' }, 'workers started');
   return {
     async close() {
       await Promise.all(workers.map((w) => w.close()));
+      await embedder?.close?.();
       await queues.close();
       writes?.close();
       connection.disconnect();

@@ -6,16 +6,21 @@ import { QUEUE_PREFIX } from '../src/queue/connection.js';
 import { MAINTENANCE_QUEUE, type MaintenanceJob } from '../src/queue/maintenance.js';
 import type { ProductRepository } from '../src/store/products.js';
 import type { ProjectionBackfill } from '../src/store/projectionBackfill.js';
+import type { EmbedQueue } from '../src/queue/embed.js';
+import type { ReembedRepository } from '../src/store/reembed.js';
+import type { SearchWrites } from '../src/search/index.js';
 
 export interface MaintenanceWorkerOptions {
   products: ProductRepository;
+  /** Re-embeds (null where this process embeds nothing), and what search prepares for one. */
+  reembed: { repo: ReembedRepository; queue: EmbedQueue; search: SearchWrites } | null;
   /** Writes search projections; null where search needs none (the built-in engine). */
   backfill: ProjectionBackfill | null;
   concurrency: number;
   log: Logger;
 }
 
-export function maintenanceWorker(connection: RedisClient, { products, backfill, concurrency, log }: MaintenanceWorkerOptions): Worker<MaintenanceJob> {
+export function maintenanceWorker(connection: RedisClient, { products, backfill, reembed, concurrency, log }: MaintenanceWorkerOptions): Worker<MaintenanceJob> {
   const worker = new Worker<MaintenanceJob>(
     MAINTENANCE_QUEUE,
     async (job: Job<MaintenanceJob>) => {
@@ -31,6 +36,18 @@ export function maintenanceWorker(connection: RedisClient, { products, backfill,
           const projected = await backfill.run(job.data.tenantId);
           log.info({ job: job.id, tenant: job.data.tenantId, ...projected }, 'search projection written');
           return projected;
+        }
+        case 'reembed': {
+          if (!reembed) throw new Error('this worker embeds nothing');
+          const { tenantId, model } = job.data;
+          if ((await reembed.repo.activeModel(tenantId)) === model) return { skipped: true };
+          await reembed.search.reembedStarts(tenantId);
+          const stale = await reembed.repo.stale(tenantId, model);
+          await reembed.repo.start(tenantId, model, stale);
+          await reembed.queue.scheduleReembed(tenantId, { kind: 'product', ids: stale.products, model });
+          await reembed.queue.scheduleReembed(tenantId, { kind: 'entry', ids: stale.entries, model });
+          log.info({ job: job.id, tenant: tenantId, model, products: stale.products.length, entries: stale.entries.length }, 're-embedding with another model');
+          return { products: stale.products.length, entries: stale.entries.length };
         }
       }
     },

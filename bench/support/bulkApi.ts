@@ -1,6 +1,7 @@
 // An HTTP client of a kcs server for the ingest benchmarks, and the timed bulk run: every body
 // POSTed (IN_FLIGHT at once), every job awaited.
 import { Agent, request as httpRequest } from 'node:http';
+import { product } from './catalogue.js';
 import { cpuMeter } from './proc.js';
 
 const HOST = '127.0.0.1';
@@ -125,5 +126,33 @@ export class Api {
   close(): void {
     this.uploads.destroy();
     this.others.destroy();
+  }
+}
+
+/**
+ * One bulk request of `count` new products (catalogue numbers from `first`), timed from the first
+ * byte until every product is embedded (the job's embedding.pending is 0); storedSeconds: until
+ * the job completed.
+ */
+export async function embedRun(api: Api, path: string, prefix: string, first: number, count: number, watched: Record<string, number | undefined> = {}) {
+  const lines = Array.from({ length: count }, (_, k) => JSON.stringify(product(prefix, first + k)));
+  api.fresh();
+  const meter = cpuMeter(watched);
+  const t0 = performance.now();
+  const reply = await api.call('POST', path, Buffer.from(lines.join('\n')), 'application/x-ndjson');
+  if (reply.status !== 202) throw new Error(`bulk POST answered ${reply.status}: ${reply.body.slice(0, 500)}`);
+  const { job_id: jobId } = JSON.parse(reply.body) as { job_id: string };
+  const deadline = Date.now() + 60_000 + count * 150;
+  let storedSeconds = NaN;
+  for (;;) {
+    const view = JSON.parse((await api.call('GET', `/api/knowledge/jobs/${jobId}`)).body) as JobView;
+    if (view.status === 'failed') throw new Error(`job ${jobId} failed: ${JSON.stringify(view)}`);
+    if (view.status === 'completed' && Number.isNaN(storedSeconds)) storedSeconds = (performance.now() - t0) / 1000;
+    if (view.status === 'completed' && view.embedding.pending === 0) {
+      const seconds = (performance.now() - t0) / 1000;
+      return { view, seconds, storedSeconds, cpu: meter().cores };
+    }
+    if (Date.now() > deadline) throw new Error(`job ${jobId}: embeddings not done in time: ${JSON.stringify(view)}`);
+    await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -12,7 +12,8 @@ import { VectorRepository } from '../../src/store/vectors.js';
 import { fmt } from './harness.js';
 import type { Column } from './searchColumn.js';
 import { ANCHORS, CLUSTERS, DIM, GERMAN, MODEL, SITES, WRITE_BATCH } from './searchConfig.js';
-import { Catalogue, clusteredVectors, nearby, queryableWords, randomCentroids, Rng, Zipf } from './searchData.js';
+import { clusteredVectors, nearby, randomCentroids, Rng, Zipf } from './searchData.js';
+import { Catalogue, queryableWords } from './searchText.js';
 import { perSecond, type Summary } from './searchSummary.js';
 
 /** What the queries and the recall truth need of the catalogue, by row (the same on every server). */
@@ -78,7 +79,7 @@ export async function writeCatalogue(columns: Column[], n: number, summary: Summ
       outcomes.forEach((o, k) => {
         if (o.result !== 'created') throw new Error(`${column.engine}: product ${start + k}: ${o.result}, expected created`);
         column.ids[start + k] = o.id;
-        column.thash[start + k] = o.thash;
+        column.textHash[start + k] = o.textHash;
       });
     }
   }
@@ -112,11 +113,11 @@ export async function writeCatalogue(columns: Column[], n: number, summary: Summ
       const t = performance.now();
       // Auto-pipelined by the connection: one batch is one round trip.
       const results = await Promise.all(
-        named.map((v, k) => repos[c].store(column.tenant.id, { kind: 'product', id: column.ids[start + k] }, column.thash[start + k], MODEL, v)),
+        named.map((v, k) => repos[c].store(column.tenant.id, { kind: 'product', id: column.ids[start + k] }, { textHash: column.textHash[start + k], model: MODEL, vectors: v })),
       );
       vectorMs[c] += performance.now() - t;
       const refused = results.filter((ok) => !ok).length;
-      if (refused > 0) throw new Error(`${column.engine}: ${refused} vectors refused by storeVectors (thash mismatch)`);
+      if (refused > 0) throw new Error(`${column.engine}: ${refused} vectors refused by storeVectors (textHash mismatch)`);
     }
   }
   console.log(

@@ -15,7 +15,8 @@ import type { RedisAt, Store } from '../../src/store/redis.js';
 import { benchRedisEnv, describeServer, openPrivateRedis, usedMemory } from './redisServers.js';
 import { gc } from './gc.js';
 import { fmt, type Undo } from './harness.js';
-import { CLUSTER, MODEL, SITES, siteSlug } from './searchConfig.js';
+import { ServingModels } from '../../src/search/servingModels.js';
+import { CLUSTER, DIM, MODEL, SITES, siteSlug } from './searchConfig.js';
 import { mib, type Summary } from './searchSummary.js';
 
 export interface BenchTenant {
@@ -58,7 +59,7 @@ export abstract class Column {
   readonly readyTargetMs: number | null = null;
   /** Product id and text hash by catalogue row, filled as the catalogue is written. */
   readonly ids: string[] = [];
-  readonly thash: string[] = [];
+  readonly textHash: string[] = [];
   private rows: Map<string, number> | null = null;
   private readonly siteIdOf: Map<string, string>;
 
@@ -127,7 +128,7 @@ export class BuiltinColumn extends Column {
     gc();
     gc();
     const before = process.memoryUsage();
-    const engine = new BuiltinEngine(this.store, createLogger('silent', 'bench'), { modelId: MODEL });
+    const engine = new BuiltinEngine(this.store, createLogger('silent', 'bench'), { models: new ServingModels(this.store, { configured: { modelId: MODEL, dimension: DIM } }) });
     let marks = 0;
     const started = performance.now();
     await engine.start((p) => {
@@ -160,7 +161,7 @@ export class BuiltinColumn extends Column {
 /** The benchmark's tenant: an all-scopes key and SITES sites with the same slugs on every server. */
 export async function setUpTenant(services: Services, slug: string): Promise<BenchTenant> {
   const tenant = await services.tenants.create(slug, 'Search benchmark');
-  const user = await services.users.create(tenant.id, 'bench@bench.test', 'Bench');
+  const user = await services.users.create(tenant.id, { email: 'bench@bench.test', name: 'Bench' });
   const { key } = await services.apiKeys.create(tenant.id, { userId: user.id, name: 'bench', scopes: [...SCOPES] });
   const siteIds: string[] = [];
   for (let s = 0; s < SITES; s++) {

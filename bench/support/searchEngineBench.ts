@@ -163,7 +163,7 @@ export async function redisFloor(column: Column, data: Catalogued, summary: Summ
   await run('raw Redis PING', () => column.store.ping());
   await run('raw Redis HMGET doc of 20 products (one pipeline)', () => {
     const pipeline = column.store.pipeline();
-    for (let i = 0; i < 20; i++) pipeline.hmget(keys.product(column.tenant.id, column.ids[rng.int(data.n)]), 'doc', 'rev', 'pext', 'estatus');
+    for (let i = 0; i < 20; i++) pipeline.hmget(keys.product(column.tenant.id, column.ids[rng.int(data.n)]), 'doc', 'rev', 'parent_external_id', 'embedding_status');
     return pipeline.exec();
   });
 }

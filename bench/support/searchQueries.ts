@@ -5,12 +5,13 @@
 import type { ProductFacet, ProductFilters, ProductSearch } from '../../src/search/engine.js';
 import { fmt } from './harness.js';
 import type { Catalogued } from './searchCatalogue.js';
-import { DIM, HTTP_VECTOR_QUERIES, QUERIES, RECALL_QUERIES, SITES, siteSlug, TARGET } from './searchConfig.js';
-import { bruteForce, centroidMix, nearby, Rng, storefrontQuery, summarize, type Timing } from './searchData.js';
+import { DIM, HTTP_VECTOR_QUERIES, MODEL, QUERIES, RECALL_QUERIES, SITES, siteSlug, TARGET } from './searchConfig.js';
+import { bruteForce, centroidMix, nearby, Rng, summarize, type Timing } from './searchData.js';
+import { storefrontQuery } from './searchText.js';
 import { ms, type Check } from './searchSummary.js';
 
 export const search = (s: Partial<Omit<ProductSearch, 'filters'>> & { filters?: Partial<ProductFilters> }): ProductSearch => ({
-  query: '', mode: 'keyword', vector: null, semanticLanguages: ['en'], limit: 20, offset: 0, facets: [],
+  query: '', mode: 'keyword', vector: null, model: MODEL, semanticLanguages: ['en'], limit: 20, offset: 0, facets: [],
   ...s,
   filters: { variantStrategy: 'all', ...s.filters },
 });

@@ -18,6 +18,7 @@ import { Column, setUpTenant, type ColumnParts } from './searchColumn.js';
 import { DIM, MODEL } from './searchConfig.js';
 import { search } from './searchQueries.js';
 import { mib, type Summary } from './searchSummary.js';
+import { ServingModels } from '../../src/search/servingModels.js';
 
 const log = createLogger('silent', 'bench');
 /** FT.INFO sizes shown, in MB as the server reports them. */
@@ -125,7 +126,7 @@ export class QueryEngineColumn extends Column {
     await this.store.call('FT.DROPINDEX', index).catch((error: Error) => {
       if (!/unknown index/i.test(error.message)) throw error;
     });
-    const engine = new RedisQueryEngine(this.store, log, options);
+    const engine = new RedisQueryEngine(this.store, log, { models: new ServingModels(this.store, { configured: options }) });
     await engine.start();
     const started = performance.now();
     await engine.searchProducts(this.tenant.id, search({}));

@@ -20,7 +20,7 @@ runChild(async () => {
   try {
     const { tenants, users, apiKeys, sites } = server.services;
     const tenant = await tenants.create('bench', 'Benchmark tenant');
-    const user = await users.create(tenant.id, 'bench@bench.test', 'Bench');
+    const user = await users.create(tenant.id, { email: 'bench@bench.test', name: 'Bench' });
     const { key } = await apiKeys.create(tenant.id, { userId: user.id, name: 'bench', scopes: [...SCOPES] });
     const site = await sites.create(tenant.id, { slug: 'shop', name: 'Benchmark shop', language: 'en', domain: 'shop.example.com' });
     return { ready: { port: server.port, key, siteId: site.id, tenant: tenant.slug, tenantId: tenant.id }, close: () => server.close() };

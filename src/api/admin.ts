@@ -6,14 +6,21 @@ import { defineRoute, json, noContent, type Route } from '../http/route.js';
 import { Pagination } from '../schemas/common.js';
 import { TenantSettings, TenantSettingsUpdate } from '../schemas/tenants.js';
 import { ApiKey, ApiKeyCreate, ApiKeyCreated, KeyIdParams, User, UserCreate } from '../schemas/users.js';
-import { AuditEvent, AuditQuery } from '../schemas/knowledge.js';
+import { AuditEvent, AuditQuery } from '../schemas/knowledgeEntries.js';
 import type { AuditLog } from '../domain/audit.js';
 import { HttpError } from '../http/errors.js';
 import { actorOf } from './actor.js';
 
 const admin = { scopes: ['admin' as const] };
 
-export function adminRoutes(tenants: TenantService, users: UserService, apiKeys: ApiKeyService, audit: AuditLog): Route[] {
+export interface AdminDeps {
+  tenants: TenantService;
+  users: UserService;
+  apiKeys: ApiKeyService;
+  audit: AuditLog;
+}
+
+export function adminRoutes({ tenants, users, apiKeys, audit }: AdminDeps): Route[] {
   return [
     defineRoute({
       method: 'GET', path: '/api/knowledge/audit', tags: ['audit'], summary: 'The audit log, newest first',
@@ -60,7 +67,7 @@ export function adminRoutes(tenants: TenantService, users: UserService, apiKeys:
       body: UserCreate,
       responses: { 201: { description: 'Created', schema: User } },
       errors: [409],
-      handler: async ({ tenant, principal, body, req }) => json(201, await users.create(tenant.id, body.email, body.name, actorOf(principal, req))),
+      handler: async ({ tenant, principal, body, req }) => json(201, await users.create(tenant.id, body, actorOf(principal, req))),
     }),
     defineRoute({
       method: 'GET', path: '/api/knowledge/api-keys', tags: ['api-keys'], summary: "List the tenant's live API keys (no secrets)",

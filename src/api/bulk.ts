@@ -5,7 +5,7 @@ import type { SiteService } from '../domain/sites.js';
 import { HttpError } from '../http/errors.js';
 import { jsonDecodeError } from '../http/input.js';
 import { defineRoute, json, type IncomingRequest, type Route } from '../http/route.js';
-import { BulkAccepted, IngestJob, JobIdParams, JobWaitQuery, SiteQuery } from '../schemas/products.js';
+import { BulkAccepted, IngestJob, JobIdParams, JobListQuery, JobSummary, JobWaitQuery, SiteQuery } from '../schemas/products.js';
 import { Type } from '@sinclair/typebox';
 import type { ItemError } from '../store/jobs.js';
 import { actorOf } from './actor.js';
@@ -84,6 +84,14 @@ export function bulkRoutes(ingest: IngestService, sites: SiteService): Route[] {
         if (query.wait) return json(200, await ingest.waitFor(tenant.id, accepted.job_id, WAIT_MS));
         return json(202, accepted);
       },
+    }),
+    defineRoute({
+      method: 'GET', path: '/api/knowledge/jobs', tags: ['products'], summary: 'The latest bulk imports',
+      description: 'Newest first, created in the last 7 days (a job is kept that long), without their item errors (GET the job for those).',
+      auth: { scopes: ['catalog:write'] },
+      query: JobListQuery,
+      responses: { 200: { description: 'The jobs', schema: Type.Array(JobSummary) } },
+      handler: async ({ tenant, query }) => json(200, await ingest.recent(tenant.id, query.limit ?? 20)),
     }),
     defineRoute({
       method: 'GET', path: '/api/knowledge/jobs/:job_id', tags: ['products'], summary: 'Progress of a bulk import',

@@ -45,7 +45,7 @@ export function categoryRoutes(categories: CategoryService): Route[] {
       responses: { 200: { description: 'The updated category', schema: Category } },
       errors: [409],
       handler: async ({ tenant, principal, params, body, req }) =>
-        json(200, await categories.update(tenant.id, params.category_id, body, actorOf(principal, req))),
+        json(200, await categories.update(tenant.id, params.category_id, { changes: body, actor: actorOf(principal, req) })),
     }),
     defineRoute({
       method: 'DELETE', path: `${BASE}/:category_id`, tags, summary: 'Delete a category',

@@ -78,7 +78,15 @@ export function htmlReply(status: number, html: string, headers: Record<string, 
 /** The name of the cookie that binds a consent form to the browser that loaded it. */
 export const csrfCookieName = (requestId: string) => `kcs_csrf_${requestId}`;
 
-export function csrfCookie(requestId: string, value: string, secure: boolean, maxAgeS: number): string {
+export interface CsrfCookie {
+  requestId: string;
+  value: string;
+  /** Sent over https only (KCS_PUBLIC_SCHEME https). */
+  secure: boolean;
+  maxAgeS: number;
+}
+
+export function csrfCookie({ requestId, value, secure, maxAgeS }: CsrfCookie): string {
   return `${csrfCookieName(requestId)}=${value}; Path=/oauth/authorize; Max-Age=${maxAgeS}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
 }
 

@@ -39,12 +39,19 @@ export function mcpRoutes(deps: McpDeps, scheme: string): Route[] {
       contentTypes: ['application/json'],
       responses: { 200: { description: 'JSON-RPC response' }, 202: { description: 'Notification accepted' } },
       errors: [405, 406],
-      handler: ({ tenant, principal, req }) => handle(deps, scheme, tenant, principal, req),
+      handler: (call) => handle(deps, scheme, call),
     }),
   ];
 }
 
-async function handle(deps: McpDeps, scheme: string, tenant: Tenant, principal: Principal, req: IncomingRequest): Promise<Reply> {
+/** One authenticated POST /mcp: the route context's tenant, caller and request. */
+interface McpCall {
+  tenant: Tenant;
+  principal: Principal;
+  req: IncomingRequest;
+}
+
+async function handle(deps: McpDeps, scheme: string, { tenant, principal, req }: McpCall): Promise<Reply> {
   const server = createMcpServer(deps, tenant, principal);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);

@@ -66,7 +66,7 @@ function formOf(req: IncomingRequest): URLSearchParams {
 function basicOf(header: string | undefined): { clientId: string; secret: string } | null {
   const match = /^Basic\s+(\S+)\s*$/i.exec(header ?? '');
   if (!match) return null;
-  const malformed = new OAuthError('invalid_client', 'Malformed Basic credentials', 401, { 'WWW-Authenticate': 'Basic realm="kcs"' });
+  const malformed = new OAuthError('invalid_client', 'Malformed Basic credentials', { status: 401, headers: { 'WWW-Authenticate': 'Basic realm="kcs"' } });
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) throw malformed;
@@ -113,7 +113,7 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, { scheme, rateLim
         return { status: 302, headers: { Location: outcome.location, ...NO_STORE, ...extra } };
       case 'consent':
         return htmlReply(outcome.status, consentPage({ tenantName: tenant.name, client: outcome.client, pending: outcome.pending, error: outcome.error }), {
-          'Set-Cookie': csrfCookie(outcome.pending.id, outcome.pending.csrf, secure, PENDING_TTL_MS / 1000),
+          'Set-Cookie': csrfCookie({ requestId: outcome.pending.id, value: outcome.pending.csrf, secure, maxAgeS: PENDING_TTL_MS / 1000 }),
         });
     }
   };
@@ -190,13 +190,13 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, { scheme, rateLim
             } catch (error) {
               if (error instanceof HttpError && (error.status === 401 || error.status === 403)) {
                 const code = error.status === 401 ? 'invalid_token' : 'insufficient_scope';
-                throw new OAuthError(code, String(error.detail), error.status, error.headers);
+                throw new OAuthError(code, String(error.detail), { status: error.status, headers: error.headers });
               }
               throw error;
             }
           } else if (!tenant.settings.oauth_open_registration) {
             throw new OAuthError('invalid_token', 'Registration needs an API key with the admin scope (Authorization: Bearer …); ' +
-              'this tenant does not allow open registration', 401, { 'WWW-Authenticate': 'Bearer realm="kcs"' });
+              'this tenant does not allow open registration', { status: 401, headers: { 'WWW-Authenticate': 'Bearer realm="kcs"' } });
           }
           const type = mediaType(req);
           if (type !== 'application/json' && !(type.startsWith('application/') && type.endsWith('+json'))) {
@@ -223,7 +223,7 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, { scheme, rateLim
         302: { description: 'Error redirect to the client (error, error_description, state, iss)' },
         400: { description: 'Error page (HTML): unknown client or redirect_uri', contentType: 'text/html' },
       },
-      handler: async ({ tenant, req }) => present(await oauth.authorization.authorize(tenant, guard.baseUrl(req), req.query), tenant),
+      handler: async ({ tenant, req }) => present(await oauth.authorization.authorize({ tenant, issuer: guard.baseUrl(req) }, req.query), tenant),
     }),
     defineRoute({
       method: 'POST', path: '/oauth/authorize', tags, summary: "The consent page's answer",
@@ -253,9 +253,9 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, { scheme, rateLim
         if (mediaType(req) !== FORM) return htmlReply(400, errorPage('Invalid request', 'The consent form was not sent as a form.'));
         const form = new URLSearchParams(req.body.toString('utf8'));
         const requestId = form.get('request_id') ?? '';
-        const outcome = await oauth.authorization.consent(tenant, base, form, cookieValue(req.headers.cookie, csrfCookieName(requestId)));
+        const outcome = await oauth.authorization.consent({ tenant, issuer: base }, form, cookieValue(req.headers.cookie, csrfCookieName(requestId)));
         // Once answered, the form's cookie is of no further use.
-        return present(outcome, tenant, outcome.kind === 'redirect' ? { 'Set-Cookie': csrfCookie(requestId, '', secure, 0) } : {});
+        return present(outcome, tenant, outcome.kind === 'redirect' ? { 'Set-Cookie': csrfCookie({ requestId, value: '', secure, maxAgeS: 0 }) } : {});
       },
     }),
 
@@ -280,9 +280,9 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, { scheme, rateLim
           const presented = { basic: basicOf(req.headers.authorization), form: formOf(req) };
           const retryAfterS = await rateLimit.token(tenant.id, req.remoteAddress, presented.basic?.clientId ?? presented.form.get('client_id'));
           if (retryAfterS > 0) {
-            throw new OAuthError('temporarily_unavailable', `Too many token requests; retry after ${retryAfterS} s`, 429, { 'Retry-After': String(retryAfterS) });
+            throw new OAuthError('temporarily_unavailable', `Too many token requests; retry after ${retryAfterS} s`, { status: 429, headers: { 'Retry-After': String(retryAfterS) } });
           }
-          const tokens = await oauth.tokens.token(tenant, guard.baseUrl(req), presented);
+          const tokens = await oauth.tokens.token({ tenant, issuer: guard.baseUrl(req) }, presented);
           return json(200, tokens, NO_STORE);
         }),
     }),

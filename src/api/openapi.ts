@@ -45,7 +45,8 @@ export function buildOpenApi(routes: Route[], info: { title: string; version: st
     }
     const errors = new Set<number>(route.errors ?? []);
     if (route.auth !== 'none') errors.add(404);
-    if (typeof route.auth === 'object') [401, 403, 429].forEach((s) => errors.add(s));
+    // 403 only where a scope is required (whoami takes any credential).
+    if (typeof route.auth === 'object') [401, ...(route.auth.scopes.length > 0 ? [403] : []), 429].forEach((s) => errors.add(s));
     if (route.params || route.query || route.body) errors.add(422);
     if (route.body || route.bodyKind === 'raw') [413, 415].forEach((s) => errors.add(s));
     errors.add(503);

@@ -1,12 +1,12 @@
 // Search routes: products and knowledge (keyword, semantic, hybrid), and related documents.
 import type { SearchService } from '../domain/search.js';
 import { defineRoute, json, type Route } from '../http/route.js';
-import { EntryIdParams } from '../schemas/knowledge.js';
+import { EntryIdParams } from '../schemas/knowledgeEntries.js';
 import { ProductIdParams } from '../schemas/products.js';
 import {
   KnowledgeSearchRequest, KnowledgeSearchResult, ProductSearchRequest, ProductSearchResult, RelatedEntriesQuery, RelatedQuery,
 } from '../schemas/search.js';
-import { callerOf } from './knowledge.js';
+import { callerOf } from './knowledgeEntries.js';
 
 const tags = ['search'];
 
@@ -42,7 +42,7 @@ export function searchRoutes(search: SearchService): Route[] {
       auth: { scopes: ['knowledge:read'] },
       body: KnowledgeSearchRequest,
       responses: { 200: { description: 'Hits with their entries and total', schema: KnowledgeSearchResult } },
-      handler: async ({ tenant, principal, body, req }) => json(200, await search.searchKnowledge(tenant.id, callerOf(principal, req), body)),
+      handler: async ({ tenant, principal, body, req }) => json(200, await search.searchKnowledge(callerOf(tenant, principal, req), body)),
     }),
     defineRoute({
       method: 'GET', path: '/api/knowledge/knowledge-entries/:entry_id/related', tags, summary: 'Entries related to an entry',
@@ -53,7 +53,7 @@ export function searchRoutes(search: SearchService): Route[] {
       query: RelatedEntriesQuery,
       responses: { 200: { description: 'Related entries', schema: KnowledgeSearchResult } },
       handler: async ({ tenant, principal, params, query, req }) =>
-        json(200, await search.relatedEntries(tenant.id, callerOf(principal, req), params.entry_id, {
+        json(200, await search.relatedEntries(callerOf(tenant, principal, req), params.entry_id, {
           offset: query.offset ?? 0, limit: query.limit ?? 10, includeExpired: query.include_expired ?? false,
         })),
     }),

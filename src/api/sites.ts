@@ -41,7 +41,7 @@ export function siteRoutes(sites: SiteService): Route[] {
       body: SiteUpdate,
       responses: { 200: { description: 'The updated site', schema: Site } },
       errors: [409],
-      handler: async ({ tenant, principal, params, body, req }) => json(200, await sites.update(tenant.id, params.site_id, body, actorOf(principal, req))),
+      handler: async ({ tenant, principal, params, body, req }) => json(200, await sites.update(tenant.id, params.site_id, { changes: body, actor: actorOf(principal, req) })),
     }),
     defineRoute({
       method: 'DELETE', path: `${BASE}/:site_id`, tags, summary: 'Delete a site and, in the background, its products',

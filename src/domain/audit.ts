@@ -8,7 +8,7 @@ export class AuditLog {
 
   /** Newest first; `filter` by entity type, entity id or both; `before`: an event id (exclusive). */
   async events(tenantId: string, filter: { type?: AuditEntityType; id?: string }, page: { before: string | null; limit: number }) {
-    const raw = await this.repo.read(tenantId, filter, page.before, page.limit);
+    const raw = await this.repo.read(tenantId, filter, page);
     return raw.map(({ id, fields }) => ({
       id,
       at: new Date(Number(id.split('-')[0])).toISOString(),

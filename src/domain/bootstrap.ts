@@ -11,7 +11,7 @@ export async function bootstrapDemo(tenants: TenantService, users: UserService, 
   if ((await tenants.count()) > 0) return null;
   try {
     const tenant = await tenants.create('demo', 'Demo');
-    const admin = await users.create(tenant.id, 'admin@demo.localhost', 'Demo admin');
+    const admin = await users.create(tenant.id, { email: 'admin@demo.localhost', name: 'Demo admin' });
     const { key } = await apiKeys.create(tenant.id, { userId: admin.id, name: 'first-start key', scopes: [...SCOPES] });
     return key;
   } catch (error) {

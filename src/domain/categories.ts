@@ -80,7 +80,9 @@ export class CategoryService {
     return start.children;
   }
 
-  async update(tenantId: string, id: string, changes: Static<typeof CategoryUpdate>, actor: AuditActor = SYSTEM_ACTOR): Promise<StoredCategory> {
+  async update(
+    tenantId: string, id: string, { changes, actor = SYSTEM_ACTOR }: { changes: Static<typeof CategoryUpdate>; actor?: AuditActor },
+  ): Promise<StoredCategory> {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const { category, raw } = await this.load(tenantId, id);
       const next: StoredCategory = {

@@ -10,6 +10,7 @@ import type { AuditActor } from '../store/audit.js';
 import type { ItemChunk, ItemError, JobRecord, JobRepository } from '../store/jobs.js';
 import { NotFoundError } from './errors.js';
 import type { ProductInput, ProductService, UpsertOutcome, UpsertRequest } from './products.js';
+import type { EmbeddingStatusService } from './embedding.js';
 
 export type IngestJobView = Static<typeof IngestJob>;
 
@@ -29,7 +30,7 @@ export interface BulkItems {
 /** Starts the worker's run of a stored job. */
 export type IngestScheduler = (tenantId: string, jobId: string) => Promise<void>;
 /** Embeds the products of a job whose texts changed, counting them in the job's progress. */
-export type JobEmbeddingScheduler = (tenantId: string, jobId: string, items: { productId: string; thash: string }[]) => Promise<void>;
+export type JobEmbeddingScheduler = (tenantId: string, jobId: string, items: { productId: string; textHash: string }[]) => Promise<void>;
 
 /**
  * What an item must equal to be settled without reading its product: the source it is written
@@ -37,13 +38,18 @@ export type JobEmbeddingScheduler = (tenantId: string, jobId: string, items: { p
  */
 const itemDigest = (source: string, line: Buffer) => `${source}:${hash('sha1', line, 'base64')}`;
 
+export interface IngestServiceOptions {
+  jobs: JobRepository;
+  products: ProductService;
+  schedule: IngestScheduler;
+  /** Null when this process embeds nothing. */
+  embed: JobEmbeddingScheduler | null;
+  /** The tenant's embedding rate, for a job's progress. */
+  embeddingStatus: EmbeddingStatusService;
+}
+
 export class IngestService {
-  constructor(
-    private readonly jobs: JobRepository,
-    private readonly products: ProductService,
-    private readonly schedule: IngestScheduler,
-    private readonly embed: JobEmbeddingScheduler | null,
-  ) {}
+  constructor(private readonly deps: IngestServiceOptions) {}
 
   /**
    * Checks every item, stores the accepted ones in chunks, queues the job. The request is one
@@ -56,7 +62,7 @@ export class IngestService {
     let chunk: ItemChunk | null = null;
     body.items.forEach((item, index) => {
       if (failedParses.has(index)) return;
-      const problems = validationErrors(ProductCreate, item, 'body');
+      const problems = validationErrors(ProductCreate, item, { root: 'body' });
       if (problems) return errors.push({ index, detail: problems });
       if (!chunk || chunk.lines.length === CHUNK) chunks.push((chunk = { indexes: [], ids: [], externalIds: [], lines: [] }));
       chunk.indexes.push(index);
@@ -66,36 +72,43 @@ export class IngestService {
     });
     errors.sort((a, b) => a.index - b.index);
     const id = randomUUID();
-    await this.jobs.create(tenantId, { id, siteId, source, total: body.items.length, rejected: errors, createdAt: new Date().toISOString() }, { chunks, actor });
+    await this.deps.jobs.create(tenantId, { id, siteId, source, total: body.items.length, rejected: errors, createdAt: new Date().toISOString() }, { chunks, actor });
     const accepted = body.items.length - errors.length;
-    if (accepted > 0) await this.schedule(tenantId, id);
+    if (accepted > 0) await this.deps.schedule(tenantId, id);
     return { job_id: id, accepted, rejected: errors.length, errors };
   }
 
   /** The worker's part: writes every item not yet done, chunk by chunk; safe to run again after a crash. */
   async run(tenantId: string, jobId: string): Promise<void> {
-    const job = await this.jobs.get(tenantId, jobId);
+    const job = await this.deps.jobs.get(tenantId, jobId);
     if (!job || job.status === 'completed') return;
     // A job found running was begun by a worker that died: items it stored are skipped.
     const resumed = job.status === 'running';
-    await this.jobs.setStatus(tenantId, jobId, 'running');
+    await this.deps.jobs.setStatus(tenantId, jobId, 'running');
     // The next chunk is read while this one is written.
-    let next = this.jobs.chunk(tenantId, jobId, 0);
+    let next = this.deps.jobs.chunk(tenantId, jobId, 0);
+    // A chunk's embeddings are queued while the next chunk is written; each is in before the job completes.
+    let queued: Promise<void> = Promise.resolve();
     for (let n = 1; ; n++) {
       const chunk = await next;
       if (!chunk) break;
-      next = this.jobs.chunk(tenantId, jobId, n);
+      next = this.deps.jobs.chunk(tenantId, jobId, n);
       next.catch(() => undefined); // awaited in the next turn; a failure must not go unhandled meanwhile
       const outcomes = await this.writeChunk(tenantId, job, resumed ? await this.notDone(tenantId, jobId, chunk) : chunk);
       const toEmbed = outcomes.filter((o) => o.embed);
-      if (toEmbed.length > 0 && this.embed) await this.embed(tenantId, jobId, toEmbed.map((o) => ({ productId: o.id, thash: o.thash })));
+      await queued;
+      if (toEmbed.length > 0 && this.deps.embed) {
+        queued = this.deps.embed(tenantId, jobId, toEmbed.map((o) => ({ productId: o.id, textHash: o.textHash })));
+        queued.catch(() => undefined); // awaited in the next turn or below
+      }
     }
-    await this.jobs.setStatus(tenantId, jobId, 'completed');
+    await queued;
+    await this.deps.jobs.setStatus(tenantId, jobId, 'completed');
   }
 
   /** The items of a chunk that have no result yet. */
   private async notDone(tenantId: string, jobId: string, chunk: ItemChunk): Promise<ItemChunk> {
-    const done = await this.jobs.done(tenantId, jobId, chunk.indexes);
+    const done = await this.deps.jobs.done(tenantId, jobId, chunk.indexes);
     const keep = (_: unknown, k: number) => !done[k];
     return { indexes: chunk.indexes.filter(keep), ids: chunk.ids.filter(keep), externalIds: chunk.externalIds.filter(keep), lines: chunk.lines.filter(keep) };
   }
@@ -111,8 +124,8 @@ export class IngestService {
     for (const ext of chunk.externalIds) if (ext) seen.set(ext, (seen.get(ext) ?? 0) + 1);
     // An external_id sent twice in a chunk: the later item must see what the earlier one wrote.
     const candidates = chunk.externalIds.flatMap((ext, k) => (ext && seen.get(ext) === 1 ? [k] : []));
-    const settled = await this.products.settleUnchanged(
-      tenantId, job.siteId, candidates.map((k) => ({ externalId: chunk.externalIds[k], ih: digests[k], jobItem: jobItem(k) })),
+    const settled = await this.deps.products.settleUnchanged(
+      tenantId, job.siteId, candidates.map((k) => ({ externalId: chunk.externalIds[k], itemDigest: digests[k], jobItem: jobItem(k) })),
     );
     const found = new Map(candidates.map((k, j) => [k, settled[j]]));
     const requests: UpsertRequest[] = [];
@@ -121,7 +134,7 @@ export class IngestService {
       if (settle && settle.result !== 'unsettled') return;
       // Checked against ProductCreate when accepted; defaults are applied where the product is built.
       const input = JSON.parse(line.toString('utf8')) as ProductInput;
-      requests.push({ siteId: job.siteId, input, source: job.source, id: chunk.ids[k], jobItem: jobItem(k), ih: digests[k], knownId: settle?.id });
+      requests.push({ siteId: job.siteId, input, source: job.source, id: chunk.ids[k], jobItem: jobItem(k), itemDigest: digests[k], knownId: settle?.id });
     });
     return requests.length > 0 ? this.write(tenantId, job.id, requests) : [];
   }
@@ -129,14 +142,14 @@ export class IngestService {
   /** One round; when it fails as a whole, item by item, so one bad item cannot fail the others. */
   private async write(tenantId: string, jobId: string, requests: UpsertRequest[]): Promise<UpsertOutcome[]> {
     try {
-      return await this.products.upsertMany(tenantId, requests);
+      return await this.deps.products.upsertMany(tenantId, requests);
     } catch {
       const outcomes: UpsertOutcome[] = [];
       for (const request of requests) {
         try {
-          outcomes.push(...(await this.products.upsertMany(tenantId, [request])));
+          outcomes.push(...(await this.deps.products.upsertMany(tenantId, [request])));
         } catch (error) {
-          await this.jobs.fail(tenantId, jobId, request.jobItem!.index, error instanceof Error ? error.message : String(error));
+          await this.deps.jobs.fail(tenantId, jobId, { index: request.jobItem!.index, detail: error instanceof Error ? error.message : String(error) });
         }
       }
       return outcomes;
@@ -144,20 +157,32 @@ export class IngestService {
   }
 
   async view(tenantId: string, jobId: string): Promise<IngestJobView> {
-    const job = await this.jobs.get(tenantId, jobId.toLowerCase());
+    const job = await this.deps.jobs.get(tenantId, jobId.toLowerCase());
     if (!job) throw new NotFoundError('Job not found');
     const c = (name: string) => job.counts[name] ?? 0;
     const embedded = c('embed_done') + c('embed_failed');
+    const pending = Math.max(0, c('embed_scheduled') - embedded);
     return {
       id: job.id,
       status: job.status,
       total: job.total,
       counts: { created: c('created'), updated: c('updated'), unchanged: c('unchanged'), failed: c('failed'), rejected: c('rejected') },
       errors: job.errors,
-      embedding: { pending: Math.max(0, c('embed_scheduled') - embedded), done: c('embed_done'), failed: c('embed_failed') },
+      embedding: { pending, done: c('embed_done'), failed: c('embed_failed'), ...(await this.deps.embeddingStatus.rate(tenantId, pending)) },
       created_at: job.created_at,
       finished_at: job.finished_at,
     };
+  }
+
+  /** The tenant's latest jobs (created in the last 7 days), newest first, without their item errors. */
+  async recent(tenantId: string, limit: number): Promise<Omit<IngestJobView, 'errors'>[]> {
+    // A job expired since it was listed is left out; any other failure (Redis down) is the answer's.
+    const expired = (error: unknown) => {
+      if (error instanceof NotFoundError) return null;
+      throw error;
+    };
+    const views = await Promise.all((await this.deps.jobs.recent(tenantId, limit)).map((id) => this.view(tenantId, id).catch(expired)));
+    return views.filter((v): v is IngestJobView => v !== null).map(({ errors: _errors, ...job }) => job);
   }
 
   /**
@@ -168,7 +193,7 @@ export class IngestService {
   async waitFor(tenantId: string, jobId: string, timeoutMs: number): Promise<IngestJobView> {
     const deadline = Date.now() + timeoutMs;
     for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
-      const status = await this.jobs.status(tenantId, jobId.toLowerCase());
+      const status = await this.deps.jobs.status(tenantId, jobId.toLowerCase());
       if (status === null) throw new NotFoundError('Job not found');
       const left = deadline - Date.now();
       if (status === 'completed' || status === 'failed' || left <= 0) return this.view(tenantId, jobId);

@@ -19,7 +19,7 @@ export type UpsertResult = 'created' | 'updated' | 'unchanged';
 export interface EmbeddingScheduler {
   /** Status a product gets when its texts change: 'pending', or 'skipped' when embedding is off. */
   readonly initialStatus: Extract<EmbeddingStatus, 'pending' | 'skipped'>;
-  schedule(tenantId: string, items: { productId: string; thash: string }[]): Promise<void>;
+  schedule(tenantId: string, items: { productId: string; textHash: string }[]): Promise<void>;
 }
 
 /** Fields a matching sync_hash still updates: they change without the source data's hash changing. */
@@ -33,43 +33,31 @@ const MAX_ATTEMPTS = 200;
 const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(attempt, 20)));
 const decimal = (value: string | number | null | undefined) => (value === null || value === undefined ? null : canonicalDecimal(value));
 
-/** "key: value" lines of a free-form object, in key order, for the generated embedding texts. */
-function describe(record: Record<string, unknown>): string {
-  return Object.keys(record)
-    .sort()
-    .map((key) => {
-      const value = record[key];
-      return `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`;
-    })
-    .join('\n');
-}
-
-/** The embedding texts an input gives explicitly; the others are generated from the product. */
+/**
+ * The embedding texts an input gives explicitly; the others are generated from the product. Only
+ * the texts of the vectors search ranks by are embedded: embedding_text_properties and
+ * embedding_text_attributes are stored with the product but embed nothing (docs/API.md).
+ */
 export function textSources(input: ProductInput): ProductTextSources {
   const sources: ProductTextSources = {};
   if (input.embedding_text_description != null) sources.description = input.embedding_text_description;
-  if (input.embedding_text_properties != null) sources.properties = input.embedding_text_properties;
-  if (input.embedding_text_attributes != null) sources.attributes = input.embedding_text_attributes;
   if (input.similarity_text?.trim()) sources.anchor = input.similarity_text;
   return sources;
 }
 
-/** The texts a product is embedded from: each given one as it is, else generated from title + description / properties / attributes. */
-export function productTexts(doc: Pick<StoredProduct, 'title' | 'description' | 'properties' | 'attributes'>, sources: ProductTextSources): ProductTexts {
-  const title = doc.title;
+/** The texts a product is embedded from: each given one as it is, else title + description. */
+export function productTexts(doc: Pick<StoredProduct, 'title' | 'description'>, sources: ProductTextSources): ProductTexts {
   return {
-    description: sources.description ?? [title, doc.description].filter(Boolean).join('\n'),
-    properties: sources.properties ?? [title, describe(doc.properties)].filter(Boolean).join('\n'),
-    attributes: sources.attributes ?? [title, describe(doc.attributes)].filter(Boolean).join('\n'),
+    description: sources.description ?? [doc.title, doc.description].filter(Boolean).join('\n'),
     anchor: sources.anchor ?? null,
   };
 }
 
 export const embeddingTexts = (input: ProductInput, sources = textSources(input)): ProductTexts =>
-  productTexts({ title: input.title, description: input.description ?? null, properties: input.properties ?? {}, attributes: input.attributes ?? {} }, sources);
+  productTexts({ title: input.title, description: input.description ?? null }, sources);
 
 export const textsHash = (texts: ProductTexts, language: string): string =>
-  hash('sha256', JSON.stringify([language, texts.description, texts.properties, texts.attributes, texts.anchor]), 'hex');
+  hash('sha256', JSON.stringify([language, texts.description, texts.anchor]), 'hex');
 
 /** The stored product an input describes (identity and timestamps come from `base`). */
 function buildDoc(input: ProductInput, base: Pick<StoredProduct, 'id' | 'tenant_id' | 'site_id' | 'translation_group_id' | 'created_at' | 'updated_at'>, source: string): StoredProduct {
@@ -124,7 +112,7 @@ export interface UpsertRequest {
   id?: string;
   jobItem?: JobItem;
   /** A bulk item's digest (see `settleUnchanged`), stored with the product. */
-  ih?: string;
+  itemDigest?: string;
   /**
    * The product this request is for, when the caller already knows (null: none yet): what its
    * external_id named when the bulk worker just looked, or the product a PUT replaces. A first
@@ -141,10 +129,12 @@ export interface UpsertOutcome {
   result: UpsertResult;
   /** True when the texts changed: an embedding job was (or must be) scheduled. */
   embed: boolean;
-  thash: string;
+  textHash: string;
 }
 
-type PreparedRequest = UpsertRequest & { sources: ProductTextSources; thash: string };
+type PreparedRequest = UpsertRequest & { sources: ProductTextSources; textHash: string };
+/** One `upsertMany` call, the same in every round: its tenant, its requests, and their outcomes as rounds settle them. */
+type UpsertBatch = { tenantId: string; prepared: PreparedRequest[]; outcomes: UpsertOutcome[] };
 
 /**
  * Splits pending requests (indexes in request order) into a round with at most one request per
@@ -174,7 +164,7 @@ export interface Settled {
 /** A bulk item that may be the same as the one last applied to its product. */
 export interface SettleCandidate {
   externalId: string;
-  ih: string;
+  itemDigest: string;
   jobItem: JobItem;
 }
 
@@ -200,7 +190,7 @@ export class ProductService {
   }
 
   /**
-   * The bulk fast path for a re-sent catalogue: an item whose digest `ih` (of its source and
+   * The bulk fast path for a re-sent catalogue: an item whose digest `itemDigest` (of its source and
    * exact JSON text) equals the one stored with its product when it was last applied cannot change
    * any stored field, so it is recorded as unchanged at once, without reading the product.
    * Returns per candidate 'unchanged', 'done' (the job item already has a result) or 'unsettled'
@@ -212,7 +202,7 @@ export class ProductService {
     const ids = await this.repo.idsByExternalIds(tenantId, candidates.map((c) => ({ siteId, externalId: c.externalId })));
     const known = candidates.flatMap((_, k) => (ids[k] ? [k] : []));
     const synced = new Date().toISOString();
-    const touched = await this.repo.touchMany(tenantId, synced, known.map((k) => ({ id: ids[k]!, field: 'ih', expected: candidates[k].ih, jobItem: candidates[k].jobItem })));
+    const touched = await this.repo.touchMany(tenantId, synced, known.map((k) => ({ id: ids[k]!, field: 'itemDigest', expected: candidates[k].itemDigest, jobItem: candidates[k].jobItem })));
     const out: Settled[] = ids.map((id) => ({ result: 'unsettled', id }));
     known.forEach((k, j) => (out[k].result = touched[j] === 'touched' ? 'unchanged' : touched[j] === 'done' ? 'done' : 'unsettled'));
     return out;
@@ -224,26 +214,26 @@ export class ProductService {
    * product take effect in their order: a later one waits for the next round.
    */
   async upsertMany(tenantId: string, requests: UpsertRequest[]): Promise<UpsertOutcome[]> {
-    const outcomes: UpsertOutcome[] = new Array(requests.length);
     const prepared = requests.map((r): PreparedRequest => {
       const sources = textSources(r.input);
-      return { ...r, sources, thash: textsHash(embeddingTexts(r.input, sources), r.input.language) };
+      return { ...r, sources, textHash: textsHash(embeddingTexts(r.input, sources), r.input.language) };
     });
+    const batch: UpsertBatch = { tenantId, prepared, outcomes: new Array(requests.length) };
     let pending = prepared.map((_, i) => i);
     for (let conflicts = 0; pending.length > 0; ) {
       const { round, deferred } = oneRequestPerProduct(prepared, pending);
-      const raced = await this.upsertRound(tenantId, prepared, round, outcomes, conflicts > 0);
+      const raced = await this.upsertRound(batch, round, conflicts > 0);
       if (raced.length > 0) {
         if (++conflicts >= MAX_ATTEMPTS) throw new ConflictError('The product is being changed concurrently; retry');
         await backoff(conflicts);
       }
       pending = [...raced, ...deferred].sort((a, b) => a - b);
     }
-    return outcomes;
+    return batch.outcomes;
   }
 
   /** One round of `upsertMany` over requests for distinct products; the indexes that raced with another writer. */
-  private async upsertRound(tenantId: string, prepared: PreparedRequest[], pending: number[], outcomes: UpsertOutcome[], raced: boolean): Promise<number[]> {
+  private async upsertRound({ tenantId, prepared, outcomes }: UpsertBatch, pending: number[], raced: boolean): Promise<number[]> {
     const retry: number[] = [];
     const current = await this.currentRecords(tenantId, pending.map((i) => prepared[i]), raced);
     const groups = await this.translationGroups(tenantId, pending.map((i) => prepared[i]), current);
@@ -264,7 +254,7 @@ export class ProductService {
         next.updated_at = now;
         writes.push({
           index, result: 'updated', embed: false,
-          write: { doc: next, parentExternalId: record.parentExternalId, textSources: null, thash: record.thash, embeddingStatus: record.embeddingStatus, previous: record, jobItem: req.jobItem, ih: req.ih, audit: req.actor },
+          write: { doc: next, parentExternalId: record.parentExternalId, textSources: null, textHash: record.textHash, embeddingStatus: record.embeddingStatus, previous: record, jobItem: req.jobItem, itemDigest: req.itemDigest, audit: req.actor },
         });
         return;
       }
@@ -273,7 +263,7 @@ export class ProductService {
         : { id, tenant_id: tenantId, site_id: req.siteId, translation_group_id: groups[k], created_at: now, updated_at: now };
       const doc = buildDoc(req.input, base, req.source);
       const parentExternalId = req.input.parent_external_id ?? null;
-      const textsChanged = !record || record.thash !== req.thash;
+      const textsChanged = !record || record.textHash !== req.textHash;
       if (record && !textsChanged && parentExternalId === record.parentExternalId && isDeepStrictEqual(doc, record.doc)) {
         return touches.push({ index, record });
       }
@@ -281,9 +271,9 @@ export class ProductService {
       writes.push({
         index, result: record ? 'updated' : 'created', embed: textsChanged,
         write: {
-          doc, parentExternalId, textSources: req.sources, thash: req.thash,
+          doc, parentExternalId, textSources: req.sources, textHash: req.textHash,
           embeddingStatus: textsChanged ? this.embedding.initialStatus : record!.embeddingStatus,
-          previous: record, jobItem: req.jobItem, ih: req.ih, audit: req.actor,
+          previous: record, jobItem: req.jobItem, itemDigest: req.itemDigest, audit: req.actor,
         },
       });
     });
@@ -291,24 +281,24 @@ export class ProductService {
     const written = await this.repo.writeMany(tenantId, now, writes.map((w) => w.write));
     written.forEach((outcome, k) => {
       const { index, write, result, embed } = writes[k];
-      if (outcome.kind === 'ok') outcomes[index] = { id: write.doc.id, result, embed, thash: write.thash };
+      if (outcome.kind === 'ok') outcomes[index] = { id: write.doc.id, result, embed, textHash: write.textHash };
       else if (outcome.kind === 'external_id_taken' && write.previous) {
         throw new ConflictError(`Another product of this site has external_id '${write.doc.external_id}'`);
       } else retry.push(index);
     });
     const touched = await this.repo.touchMany(tenantId, now, touches.map(({ index, record }) => ({
-      id: record.doc.id, field: 'rev', expected: record.rev, ih: prepared[index].ih, jobItem: prepared[index].jobItem,
+      id: record.doc.id, field: 'rev', expected: record.rev, itemDigest: prepared[index].itemDigest, jobItem: prepared[index].jobItem,
     })));
     touched.forEach((outcome, k) => {
       const { index, record } = touches[k];
       if (outcome === 'differs') retry.push(index);
-      else outcomes[index] = { id: record.doc.id, result: 'unchanged', embed: false, thash: record.thash };
+      else outcomes[index] = { id: record.doc.id, result: 'unchanged', embed: false, textHash: record.textHash };
     });
     return retry;
   }
 
   async scheduleEmbeddings(tenantId: string, outcomes: UpsertOutcome[]): Promise<void> {
-    const items = outcomes.filter((o) => o.embed).map((o) => ({ productId: o.id, thash: o.thash }));
+    const items = outcomes.filter((o) => o.embed).map((o) => ({ productId: o.id, textHash: o.textHash }));
     if (items.length > 0 && this.embedding.initialStatus === 'pending') await this.embedding.schedule(tenantId, items);
   }
 

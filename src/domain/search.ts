@@ -2,11 +2,11 @@
 // serves), the tenant's variant strategy, the knowledge read rules, and the documents behind the
 // engine's hits.
 import type { Static } from '@sinclair/typebox';
-import type { QueryEmbedder } from '../embed/queryEmbedder.js';
+import type { QueryEmbedders } from '../embed/queryEmbedders.js';
 import type { KnowledgeSearchRequest, ProductSearchRequest } from '../schemas/search.js';
 import type { EntryAccess, Hit, SearchEngine, SearchMode, SearchRequest, SearchResult } from '../search/engine.js';
 import { NotFoundError } from './errors.js';
-import { readableVisibilities, type Caller, type EntryView, type KnowledgeService } from './knowledge.js';
+import { readableVisibilities, type Caller, type EntryView, type KnowledgeEntryService } from './knowledgeEntries.js';
 import type { ProductService, ProductView } from './products.js';
 import type { SiteService } from './sites.js';
 import type { Tenant } from '../schemas/records.js';
@@ -28,42 +28,46 @@ interface Answer<D> {
 interface Plan {
   mode: SearchMode;
   vector: Float32Array | null;
+  /** The model `vector` is of, and the languages it serves. */
+  model: string | null;
+  languages: readonly string[];
   fallback: string | null;
 }
 
 export interface SearchServiceOptions {
   engine: SearchEngine;
-  /** Query vectors; null without an embedder (keyword search only). */
-  embedder: QueryEmbedder | null;
+  /** Query vectors, per model; null without an embedder (keyword search only). */
+  embedders: QueryEmbedders | null;
   products: ProductService;
-  knowledge: KnowledgeService;
+  knowledgeEntries: KnowledgeEntryService;
   sites: SiteService;
 }
 
 export class SearchService {
   private readonly engine: SearchEngine;
-  private readonly embedder: QueryEmbedder | null;
+  private readonly embedders: QueryEmbedders | null;
   private readonly products: ProductService;
-  private readonly knowledge: KnowledgeService;
+  private readonly knowledgeEntries: KnowledgeEntryService;
   private readonly sites: SiteService;
 
   constructor(options: SearchServiceOptions) {
     this.engine = options.engine;
-    this.embedder = options.embedder;
+    this.embedders = options.embedders;
     this.products = options.products;
-    this.knowledge = options.knowledge;
+    this.knowledgeEntries = options.knowledgeEntries;
     this.sites = options.sites;
   }
 
+  /** The languages the configured model serves. */
   get semanticLanguages(): readonly string[] {
-    return this.embedder?.embedder.languages ?? [];
+    return this.embedders?.configured.embedder.languages ?? [];
   }
 
   async searchProducts(tenant: Tenant, input: ProductSearchInput): Promise<Answer<{ product: ProductView }>> {
     const started = performance.now();
     const siteId = input.site_id !== undefined ? await this.sites.resolveId(tenant.id, input.site_id) : undefined;
     const query = input.query ?? '';
-    const plan = await this.plan(query, input.mode ?? 'hybrid', input.language);
+    const plan = await this.plan(tenant.id, { query, requested: input.mode ?? 'hybrid', language: input.language });
     const f = input.filters ?? {};
     const result = await this.engine.searchProducts(tenant.id, {
       ...this.request(query, plan, input),
@@ -90,15 +94,15 @@ export class SearchService {
     const result = await this.engine.relatedProducts(tenant.id, productId.toLowerCase(), { ...page, variantStrategy: tenant.settings.variant_strategy });
     if (!result) throw new NotFoundError('Product not found');
     const hits = await this.withProducts(tenant.id, result.hits);
-    return { ...result, hits, mode: 'semantic', semantic_fallback: this.embedder ? null : EMBEDDING_OFF, engine: this.engine.name, took_ms: elapsed(started) };
+    return { ...result, hits, mode: 'semantic', semantic_fallback: this.embedders ? null : EMBEDDING_OFF, engine: this.engine.name, took_ms: elapsed(started) };
   }
 
-  async searchKnowledge(tenantId: string, caller: Caller, input: KnowledgeSearchInput): Promise<Answer<{ entry: EntryView }>> {
+  async searchKnowledge(caller: Caller, input: KnowledgeSearchInput): Promise<Answer<{ entry: EntryView }>> {
     const started = performance.now();
     const query = input.query ?? '';
-    const plan = await this.plan(query, input.mode ?? 'hybrid', input.language);
+    const plan = await this.plan(caller.tenantId, { query, requested: input.mode ?? 'hybrid', language: input.language });
     const access = this.access(caller, input.include_expired ?? false);
-    const result = await this.engine.searchKnowledge(tenantId, {
+    const result = await this.engine.searchKnowledge(caller.tenantId, {
       ...this.request(query, plan, input),
       filters: {
         type: input.type,
@@ -111,32 +115,42 @@ export class SearchService {
         access,
       },
     });
-    const hits = await this.withEntries(tenantId, caller, result.hits, access.includeExpired);
+    const hits = await this.withEntries(caller, result.hits, access.includeExpired);
     return { ...result, hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
   }
 
   async relatedEntries(
-    tenantId: string, caller: Caller, entryId: string, { includeExpired, ...page }: Page & { includeExpired: boolean },
+    caller: Caller, entryId: string, { includeExpired, ...page }: Page & { includeExpired: boolean },
   ): Promise<Answer<{ entry: EntryView }>> {
     const started = performance.now();
     const access = this.access(caller, includeExpired);
-    const result = await this.engine.relatedEntries(tenantId, entryId.toLowerCase(), { ...page, access });
+    const result = await this.engine.relatedEntries(caller.tenantId, entryId.toLowerCase(), { ...page, access });
     if (!result) throw new NotFoundError('Knowledge entry not found');
-    const hits = await this.withEntries(tenantId, caller, result.hits, includeExpired);
-    return { ...result, hits, mode: 'semantic', semantic_fallback: this.embedder ? null : EMBEDDING_OFF, engine: this.engine.name, took_ms: elapsed(started) };
+    const hits = await this.withEntries(caller, result.hits, includeExpired);
+    return { ...result, hits, mode: 'semantic', semantic_fallback: this.embedders ? null : EMBEDDING_OFF, engine: this.engine.name, took_ms: elapsed(started) };
   }
 
-  /** The mode that can run: semantic needs an embedder that serves the language, and a query. */
-  private async plan(query: string, requested: SearchMode, language: string | undefined): Promise<Plan> {
-    if (requested === 'keyword') return { mode: 'keyword', vector: null, fallback: null };
-    const keyword = (fallback: string): Plan => ({ mode: 'keyword', vector: null, fallback });
-    if (!this.embedder) return keyword(EMBEDDING_OFF);
+  /**
+   * The mode that can run: semantic needs a query, and the model of the vectors the tenant is
+   * searched with (a re-embed may be under way) loaded here and serving the language.
+   */
+  private async plan(tenantId: string, { query, requested, language }: { query: string; requested: SearchMode; language?: string }): Promise<Plan> {
+    const keyword = (fallback: string | null): Plan => ({ mode: 'keyword', vector: null, model: null, languages: this.semanticLanguages, fallback });
+    if (requested === 'keyword') return keyword(null);
+    if (!this.embedders) return keyword(EMBEDDING_OFF);
     if (!query.trim()) return keyword('an empty query browses by keyword');
-    if (language && !this.embedder.serves(language)) {
-      return keyword(`the embedding model ${this.embedder.embedder.modelId} serves ${this.semanticLanguages.join(', ')}, not ${language}`);
-    }
+    const model = await this.engine.servingModel(tenantId);
+    if (!model) return keyword(EMBEDDING_OFF);
+    let embedder;
     try {
-      return { mode: requested, vector: await this.embedder.vector(query), fallback: null };
+      embedder = await this.embedders.forModel(model);
+    } catch (error) {
+      return keyword(`the tenant's vectors are of the model ${model}, which this process cannot load (${(error as Error).message}); they are being re-embedded with ${this.embedders.configured.embedder.modelId}`);
+    }
+    const { languages } = embedder.embedder;
+    if (language && !embedder.serves(language)) return keyword(`the embedding model ${model} serves ${languages.join(', ')}, not ${language}`);
+    try {
+      return { mode: requested, vector: await embedder.vector(query), model, languages, fallback: null };
     } catch (error) {
       return keyword(`embedding the query failed: ${(error as Error).message}`);
     }
@@ -144,7 +158,7 @@ export class SearchService {
 
   /** What every engine search takes: the query, the planned mode and vector, the page. */
   private request(query: string, plan: Plan, page: { limit?: number; offset?: number }): SearchRequest {
-    return { query, mode: plan.mode, vector: plan.vector, semanticLanguages: this.semanticLanguages, limit: page.limit ?? 20, offset: page.offset ?? 0 };
+    return { query, mode: plan.mode, vector: plan.vector, model: plan.model, semanticLanguages: plan.languages, limit: page.limit ?? 20, offset: page.offset ?? 0 };
   }
 
   private access(caller: Caller, includeExpired: boolean): EntryAccess {
@@ -157,9 +171,9 @@ export class SearchService {
     return hits.flatMap((h, i) => (views[i] ? [{ ...h, product: views[i]! }] : []));
   }
 
-  private async withEntries(tenantId: string, caller: Caller, hits: Hit[], includeExpired: boolean): Promise<(Hit & { entry: EntryView })[]> {
+  private async withEntries(caller: Caller, hits: Hit[], includeExpired: boolean): Promise<(Hit & { entry: EntryView })[]> {
     // The read rules are checked again on the stored entries: the engine may be a moment behind.
-    const views = await this.knowledge.readableViews(tenantId, caller, hits.map((h) => h.id), includeExpired);
+    const views = await this.knowledgeEntries.readableViews(caller, hits.map((h) => h.id), includeExpired);
     return hits.flatMap((h, i) => (views[i] ? [{ ...h, entry: views[i]! }] : []));
   }
 }

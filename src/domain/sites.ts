@@ -66,7 +66,9 @@ export class SiteService {
     return (await this.load(tenantId, idOrSlug)).site.id;
   }
 
-  async update(tenantId: string, idOrSlug: string, changes: Static<typeof SiteUpdate>, actor: AuditActor = SYSTEM_ACTOR): Promise<SiteView> {
+  async update(
+    tenantId: string, idOrSlug: string, { changes, actor = SYSTEM_ACTOR }: { changes: Static<typeof SiteUpdate>; actor?: AuditActor },
+  ): Promise<SiteView> {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const { site, raw, defaultId } = await this.load(tenantId, idOrSlug);
       if (changes.is_default === false && site.id === defaultId) {

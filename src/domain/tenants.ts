@@ -81,7 +81,7 @@ export class TenantService {
 export class UserService {
   constructor(private readonly repo: UserRepository) {}
 
-  async create(tenantId: string, email: string, name: string, actor: AuditActor = SYSTEM_ACTOR): Promise<User> {
+  async create(tenantId: string, { email, name }: { email: string; name: string }, actor: AuditActor = SYSTEM_ACTOR): Promise<User> {
     const user: User = { id: randomUUID(), tenant_id: tenantId, email, name, created_at: new Date().toISOString() };
     if (!(await this.repo.create(user, actor))) throw new ConflictError(`A user with e-mail ${email} already exists`);
     return user;

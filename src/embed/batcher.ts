@@ -1,4 +1,5 @@
-// Gathers the texts of concurrent jobs into batches: one model call for many products.
+// Gathers the texts of concurrent jobs into batches: one model call for many products, as many
+// calls at once as the embedder has threads.
 import type { Embedder } from './embedder.js';
 
 interface Waiting {
@@ -7,8 +8,12 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
-/** Characters of text per model call: about 0.7 s of the local model on one core (docs/BENCHMARKS.md). */
+/**
+ * Bounds of one model call: about 0.7 s of the local model on one core (docs/BENCHMARKS.md), so
+ * a stopping worker waits that long at most, and a batch spreads over every thread.
+ */
 const MAX_CALL_CHARS = 6000;
+const MAX_CALL_TEXTS = 16;
 
 /** The batcher was closed (the worker stops) before these texts reached the model. */
 export class BatcherClosedError extends Error {
@@ -22,7 +27,11 @@ export class MicroBatcher {
   private queue: Waiting[] = [];
   private queued = 0;
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> = Promise.resolve();
+  /** Model calls under way, and those waiting for a free thread. */
+  private calls = 0;
+  private readonly waitingCalls: (() => void)[] = [];
+  /** While set, no model call starts (hold): resolved by release. */
+  private held: { released: Promise<void>; release: () => void } | null = null;
 
   constructor(
     private readonly embedder: Embedder,
@@ -41,6 +50,30 @@ export class MicroBatcher {
     });
   }
 
+  /** No model call starts until release(); those under way complete. */
+  hold(): void {
+    if (this.held) return;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    this.held = { released, release };
+  }
+
+  release(): void {
+    this.held?.release();
+    this.held = null;
+  }
+
+  /**
+   * Refuses new texts and every call that has not reached the model yet (BatcherClosedError), so
+   * a stopping worker waits for the calls in the model only.
+   */
+  close(): void {
+    this.closed = true;
+    this.release();
+    this.flush();
+    for (const start of this.waitingCalls.splice(0)) start();
+  }
+
   private flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
@@ -48,45 +81,43 @@ export class MicroBatcher {
     this.queue = [];
     this.queued = 0;
     if (batch.length === 0) return;
-    // One model call at a time: the model is CPU-bound, parallel calls only contend.
-    this.running = this.running.then(async () => {
-      if (this.closed) return batch.forEach((waiting) => waiting.reject(new BatcherClosedError()));
-      try {
-        const vectors = await this.embedInCalls(batch.flatMap((w) => w.texts));
+    const texts = batch.flatMap((w) => w.texts);
+    Promise.all(callsOf(texts).map(([start, end]) => this.call(texts.slice(start, end)))).then(
+      (parts) => {
+        const vectors = parts.flat();
         let offset = 0;
         for (const waiting of batch) {
           waiting.resolve(vectors.slice(offset, offset + waiting.texts.length));
           offset += waiting.texts.length;
         }
-      } catch (error) {
-        for (const waiting of batch) waiting.reject(error);
-      }
-    });
+      },
+      (error: unknown) => batch.forEach((waiting) => waiting.reject(error)),
+    );
   }
 
-  /**
-   * The model blocks the event loop for the length of a call: calls of at most MAX_CALL_CHARS,
-   * with the event loop served between them, let a stop signal through within about a second.
-   */
-  private async embedInCalls(texts: string[]): Promise<Float32Array[]> {
-    const vectors: Float32Array[] = [];
-    for (let start = 0; start < texts.length; ) {
-      if (this.closed) throw new BatcherClosedError();
-      let end = start + 1;
-      for (let chars = texts[start].length; end < texts.length && chars + texts[end].length <= MAX_CALL_CHARS; end++) chars += texts[end].length;
-      vectors.push(...(await this.embedder.embed(texts.slice(start, end))));
-      start = end;
-      await new Promise((resolve) => setImmediate(resolve));
+  /** One model call, once a thread is free (the model is CPU-bound: more calls only contend). */
+  private async call(texts: string[]): Promise<Float32Array[]> {
+    while (this.held) await this.held.released;
+    if (this.calls >= (this.embedder.parallelism ?? 1)) await new Promise<void>((start) => this.waitingCalls.push(start));
+    if (this.closed) throw new BatcherClosedError();
+    this.calls++;
+    try {
+      return await this.embedder.embed(texts);
+    } finally {
+      this.calls--;
+      this.waitingCalls.shift()?.();
     }
-    return vectors;
   }
+}
 
-  /**
-   * Refuses new texts and every batch that has not reached the model yet (BatcherClosedError),
-   * so a stopping worker waits for one model call at most; the batch in the model completes.
-   */
-  close(): void {
-    this.closed = true;
-    this.flush();
+/** [start, end) of each call: at most MAX_CALL_TEXTS texts and MAX_CALL_CHARS characters (one at least). */
+function callsOf(texts: string[]): [number, number][] {
+  const calls: [number, number][] = [];
+  for (let start = 0; start < texts.length; ) {
+    let end = start + 1;
+    for (let chars = texts[start].length; end < texts.length && end - start < MAX_CALL_TEXTS && chars + texts[end].length <= MAX_CALL_CHARS; end++) chars += texts[end].length;
+    calls.push([start, end]);
+    start = end;
   }
+  return calls;
 }

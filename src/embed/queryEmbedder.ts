@@ -26,7 +26,7 @@ export class QueryEmbedder {
       this.cache.set(key, found);
       return found;
     }
-    found = this.embedder.embed([key]).then((vectors) => vectors[0]);
+    found = this.embedder.embed([key], 'query').then((vectors) => vectors[0]);
     found.catch(() => this.cache.delete(key));
     this.cache.set(key, found);
     if (this.cache.size > this.capacity) this.cache.delete(this.cache.keys().next().value!);

@@ -4,7 +4,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { ErrorItem } from '../schemas/errorItem.js';
 import { HttpError } from './errors.js';
 import type { IncomingRequest, Route } from './route.js';
-import { validate, type Source } from '../schemas/validate.js';
+import { validate, type ValueOrigin } from '../schemas/validate.js';
 
 export interface ParsedInput {
   params: unknown;
@@ -17,23 +17,23 @@ const isJson = (type: string) => type === 'application/json' || (type.startsWith
 
 export function parseInput(route: Route, params: Record<string, string>, req: IncomingRequest): ParsedInput {
   const errors: ErrorItem[] = [];
-  const check = (schema: TSchema | undefined, value: unknown, root: string, source: Source) => {
+  const check = (schema: TSchema | undefined, value: unknown, origin: ValueOrigin) => {
     if (!schema) return undefined;
-    const result = validate(schema, value, root, source);
+    const result = validate(schema, value, origin);
     if (result.ok) return result.value;
     errors.push(...result.errors);
     return undefined;
   };
 
   const parsed: ParsedInput = {
-    params: check(route.params, params, 'path', 'text'),
-    query: check(route.query, lastValues(req.query), 'query', 'text'),
+    params: check(route.params, params, { root: 'path', source: 'text' }),
+    query: check(route.query, lastValues(req.query), { root: 'query', source: 'text' }),
     body: undefined,
   };
 
   if (route.body) {
     const raw = readBody(route, req, errors);
-    if (raw !== NO_BODY) parsed.body = check(route.body, raw, 'body', route.bodyKind === 'form' ? 'text' : 'json');
+    if (raw !== NO_BODY) parsed.body = check(route.body, raw, { root: 'body', source: route.bodyKind === 'form' ? 'text' : 'json' });
   } else if (route.bodyKind === 'raw') {
     requireContentType(route, req);
     parsed.body = req.body;

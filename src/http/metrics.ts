@@ -1,5 +1,14 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** One answered request, as the metrics count it. */
+export interface ObservedRequest {
+  method: string;
+  /** The route pattern ('unmatched', or 'gate' for a request the gate answered). */
+  route: string;
+  status: number;
+  seconds: number;
+}
+
 /** Prometheus metrics of one process: request counts and latency by route and status. */
 export class HttpMetrics {
   readonly registry = new Registry();
@@ -21,7 +30,7 @@ export class HttpMetrics {
     collectDefaultMetrics({ register: this.registry, prefix: 'kcs_' });
   }
 
-  observe(method: string, route: string, status: number, seconds: number): void {
+  observe({ method, route, status, seconds }: ObservedRequest): void {
     const labels = { method, route, status: String(status) };
     this.requests.inc(labels);
     this.latency.observe(labels, seconds);

@@ -25,6 +25,15 @@ export interface HttpServerOptions {
   unavailable: (error: unknown) => boolean;
 }
 
+/** How one request's body is read: `done` gets it whole; `overflow` runs once it passes `limit` bytes. */
+interface BodyReading {
+  limit: number;
+  /** The Content-Length, when the request declared one. */
+  declared: number | undefined;
+  done: (body: Buffer) => void;
+  overflow: () => void;
+}
+
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 const statusLine = (status: number) => `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
@@ -64,7 +73,7 @@ export class HttpServer {
       host, port, upstreamPort, defaultBodyLimit: JSON_BODY_LIMIT,
       routes: this.routes.map((r) => ({ method: r.method, path: r.path, bodyLimit: r.maxBodyBytes ?? JSON_BODY_LIMIT })),
       onRejected: (status, detail, remoteAddress) => {
-        this.metrics.observe('-', 'gate', status, 0);
+        this.metrics.observe({ method: '-', route: 'gate', status, seconds: 0 });
         // A 5xx from the gate (the app dropped a request) is a bug to look at; the rest is client input.
         this.log[status >= 500 ? 'error' : 'info']({ status, detail, remoteAddress }, 'request answered by the gate');
       },
@@ -136,7 +145,7 @@ export class HttpServer {
         }
       });
       const seconds = (performance.now() - started) / 1000;
-      this.metrics.observe(method, routeLabel, status, seconds);
+      this.metrics.observe({ method, route: routeLabel, status, seconds });
       this.log.info({ reqId: requestId, method, path, route: routeLabel, status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
       state.done = true;
     };
@@ -166,10 +175,10 @@ export class HttpServer {
     const hasBody = BODY_METHODS.has(method) && ((declared !== undefined && declared !== '0') || 'transfer-encoding' in headers);
     if (!hasBody) return run(Buffer.alloc(0));
     if (declared !== undefined && Number(declared) > limit) return send(tooLarge(limit));
-    this.readBody(res, limit, declared === undefined ? undefined : Number(declared), run, () => send(tooLarge(limit)));
+    this.readBody(res, { limit, declared: declared === undefined ? undefined : Number(declared), done: run, overflow: () => send(tooLarge(limit)) });
   }
 
-  private readBody(res: uWS.HttpResponse, limit: number, declared: number | undefined, done: (body: Buffer) => void, overflow: () => void): void {
+  private readBody(res: uWS.HttpResponse, { limit, declared, done, overflow }: BodyReading): void {
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;

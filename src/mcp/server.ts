@@ -5,18 +5,18 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { CategoryService } from '../domain/categories.js';
-import type { Caller, KnowledgeService } from '../domain/knowledge.js';
+import type { Caller, KnowledgeEntryService } from '../domain/knowledgeEntries.js';
 import type { ProductService } from '../domain/products.js';
 import type { SearchService } from '../domain/search.js';
 import { describeError } from './errors.js';
 import type { Principal } from '../domain/types.js';
 import type { Tenant } from '../schemas/records.js';
-import { ENTRY_TYPES } from '../schemas/knowledge.js';
+import { ENTRY_TYPES } from '../schemas/knowledgeEntries.js';
 
 export interface McpDeps {
   search: SearchService;
   products: ProductService;
-  knowledge: KnowledgeService;
+  knowledgeEntries: KnowledgeEntryService;
   categories: CategoryService;
   version: string;
 }
@@ -39,6 +39,7 @@ export function createMcpServer(deps: McpDeps, tenant: Tenant, principal: Princi
     { instructions: `Product catalogue and knowledge base of tenant "${tenant.name}". Search first, then fetch details by id.` },
   );
   const caller: Caller = {
+    tenantId: tenant.id,
     userId: principal.userId,
     scopes: principal.scopes,
     credentialId: principal.credentialId,
@@ -117,7 +118,7 @@ export function createMcpServer(deps: McpDeps, tenant: Tenant, principal: Princi
     },
     annotations: { readOnlyHint: true },
   }, guarded(['knowledge:read'], async (a: { query: string; type?: (typeof ENTRY_TYPES)[number]; category_id?: string; project_id?: string; tags?: string[]; language?: string; include_expired?: boolean; mode?: 'hybrid' | 'keyword' | 'semantic'; limit?: number; offset?: number }) => {
-    const result = await deps.search.searchKnowledge(tenant.id, caller, { ...a, limit: a.limit ?? 10 });
+    const result = await deps.search.searchKnowledge(caller, { ...a, limit: a.limit ?? 10 });
     return json({
       total: result.total, mode: result.mode, semantic_fallback: result.semantic_fallback,
       hits: result.hits.map((h) => ({ id: h.id, score: h.score, title: h.entry.title, type: h.entry.type, summary: h.entry.summary, visibility: h.entry.visibility, tags: h.entry.tags })),
@@ -129,7 +130,7 @@ export function createMcpServer(deps: McpDeps, tenant: Tenant, principal: Princi
     description: 'The full entry by id (404-like error when you may not read it).',
     inputSchema: { entry_id: uuid, include_expired: z.boolean().optional() },
     annotations: { readOnlyHint: true },
-  }, guarded(['knowledge:read'], async (a: { entry_id: string; include_expired?: boolean }) => json(await deps.knowledge.get(tenant.id, caller, a.entry_id, a.include_expired ?? false))));
+  }, guarded(['knowledge:read'], async (a: { entry_id: string; include_expired?: boolean }) => json(await deps.knowledgeEntries.get(caller, a.entry_id, a.include_expired ?? false))));
 
   server.registerTool('list_categories', {
     title: 'List categories',
@@ -151,7 +152,7 @@ export function createMcpServer(deps: McpDeps, tenant: Tenant, principal: Princi
     },
   }, guarded(['knowledge:write'], async (a: { title: string; content: string; tags?: string[]; ttl_seconds?: number; category_id?: string; language?: string }) => {
     const categoryId = a.category_id ?? (await memoryCategory(deps.categories, tenant.id, caller));
-    const entry = await deps.knowledge.create(tenant.id, caller, {
+    const entry = await deps.knowledgeEntries.create(caller, {
       title: a.title, content: a.content, tags: a.tags, type: 'memory', category_id: categoryId, visibility: 'personal',
       language: a.language ?? 'en', source: 'conversational', metadata: a.ttl_seconds ? { ttl_seconds: a.ttl_seconds } : {},
     }, true);
@@ -164,9 +165,9 @@ export function createMcpServer(deps: McpDeps, tenant: Tenant, principal: Princi
     inputSchema: { entry_id: uuid },
     annotations: { destructiveHint: true },
   }, guarded(['knowledge:write'], async (a: { entry_id: string }) => {
-    const entry = await deps.knowledge.get(tenant.id, caller, a.entry_id, true);
+    const entry = await deps.knowledgeEntries.get(caller, a.entry_id, true);
     if (entry.visibility !== 'personal' || entry.created_by_user_id !== caller.userId) return refusal('Only your own personal memories can be forgotten');
-    await deps.knowledge.delete(tenant.id, caller, a.entry_id, null);
+    await deps.knowledgeEntries.delete(caller, a.entry_id, null);
     return json({ deleted: a.entry_id });
   }));
 
@@ -177,7 +178,7 @@ export function createMcpServer(deps: McpDeps, tenant: Tenant, principal: Princi
         list: async () => {
           const resources = [];
           for (const type of RESOURCE_TYPES) {
-            const { items } = await deps.knowledge.list(tenant.id, caller, { type, limit: 200, offset: 0, include_expired: false });
+            const { items } = await deps.knowledgeEntries.list(caller, { type, limit: 200, offset: 0, include_expired: false });
             resources.push(...items.map((e) => ({ uri: `kcs://knowledge-entries/${e.id}`, name: e.title, description: e.summary ?? undefined, mimeType: 'text/markdown' })));
           }
           return { resources };
@@ -185,7 +186,7 @@ export function createMcpServer(deps: McpDeps, tenant: Tenant, principal: Princi
       }),
       { title: 'Bootstrap and skill index entries', description: 'Knowledge entries of type bootstrap and skill_index', mimeType: 'text/markdown' },
       async (uri, { entry_id }) => {
-        const entry = await deps.knowledge.get(tenant.id, caller, String(entry_id));
+        const entry = await deps.knowledgeEntries.get(caller, String(entry_id));
         if (!(RESOURCE_TYPES as readonly string[]).includes(entry.type)) throw new Error('Not a bootstrap or skill_index entry');
         return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: `# ${entry.title}\n\n${entry.content}` }] };
       },

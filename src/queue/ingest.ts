@@ -1,7 +1,7 @@
 // The `ingest` BullMQ queue: one job per accepted bulk request.
-import type { Queue } from 'bullmq';
-import type { RedisClient } from '../store/redis.js';
-import { newQueue } from './connection.js';
+import { QueueEvents, type Queue } from 'bullmq';
+import type { RedisAt, RedisClient } from '../store/redis.js';
+import { newQueue, QUEUE_PREFIX, queueConnection } from './connection.js';
 
 export const INGEST_QUEUE = 'ingest';
 /** The queue's payload: which accepted bulk job to run (the job itself, its items and its view live in store/jobs.ts). */
@@ -19,6 +19,28 @@ export class IngestQueue {
 
   async add(tenantId: string, jobId: string): Promise<void> {
     await this.queue.add('bulk', { tenantId, jobId }, { jobId: `ingest.${tenantId}.${jobId}` });
+  }
+
+  /** True while an import is queued or running. */
+  async busy(): Promise<boolean> {
+    const counts = await this.queue.getJobCounts('active', 'wait', 'prioritized');
+    return Object.values(counts).some((n) => n > 0);
+  }
+
+  /**
+   * Calls `listener` the moment an import is queued or taken (the queue's event stream, read on a
+   * connection of its own), sooner than a poll of busy() would see it; the returned function stops.
+   */
+  static watchStarts(at: RedisAt, listener: () => void): () => Promise<void> {
+    const connection = queueConnection(at);
+    const events = new QueueEvents(INGEST_QUEUE, { connection, prefix: QUEUE_PREFIX });
+    events.on('error', () => undefined); // reconnects by itself; busy() still answers
+    events.on('waiting', listener);
+    events.on('active', listener);
+    return async () => {
+      await events.close();
+      connection.disconnect();
+    };
   }
 
   async close(): Promise<void> {

@@ -8,7 +8,9 @@ export const MAINTENANCE_QUEUE = 'maintenance';
 export type MaintenanceJob =
   | { kind: 'purge-site'; tenantId: string; siteId: string }
   /** Write the search projection of a tenant's documents stored without it (store/projectionBackfill.ts). */
-  | { kind: 'project-search'; tenantId: string; version: string };
+  | { kind: 'project-search'; tenantId: string; version: string }
+  /** Embed again, with `model`, the tenant's documents whose vectors are of another model (store/reembed.ts). */
+  | { kind: 'reembed'; tenantId: string; model: string };
 
 export class MaintenanceQueue {
   private readonly queue: Queue<MaintenanceJob>;
@@ -27,6 +29,11 @@ export class MaintenanceQueue {
   /** Idempotent: one projection job per tenant and projection version. */
   async scheduleProjection(tenantId: string, version: string): Promise<void> {
     await this.queue.add('project-search', { kind: 'project-search', tenantId, version }, { jobId: `project-search.${tenantId}.${version}` });
+  }
+
+  /** Idempotent: one re-embed job per tenant and model. */
+  async scheduleReembed(tenantId: string, model: string): Promise<void> {
+    await this.queue.add('reembed', { kind: 'reembed', tenantId, model }, { jobId: `reembed.${tenantId}.${model.replace(/[^\w.-]/g, '_')}` });
   }
 
   async close(): Promise<void> {

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { DECIMAL_PATTERN } from './decimalString.js';
 import { DateTime, EMBEDDING_STATUSES, MAX_INT, Nullable, Pagination, StringEnum, Uuid } from './common.js';
 import { Decimal, type DecimalOptions } from './decimal.js';
+import { EmbeddingRate } from './embedding.js';
 
 /** A price or rating: a JSON number or a decimal string (spec pattern), or null. */
 const NullableDecimal = (options: DecimalOptions = {}) => Nullable(Decimal(options));
@@ -130,12 +131,17 @@ export const IngestJob = Type.Object(
       created: Type.Integer(), updated: Type.Integer(), unchanged: Type.Integer(), failed: Type.Integer(), rejected: Type.Integer(),
     }),
     errors: Type.Array(Type.Object({ index: Type.Integer(), detail: Type.Unknown() })),
-    embedding: Type.Object({ pending: Type.Integer(), done: Type.Integer(), failed: Type.Integer() }),
+    embedding: Type.Object({ pending: Type.Integer(), done: Type.Integer(), failed: Type.Integer(), ...EmbeddingRate }),
     created_at: DateTime(),
     finished_at: Nullable(DateTime()),
   },
   { $id: 'IngestJob' },
 );
+
+export const JobSummary = Type.Omit(IngestJob, ['errors'], { $id: 'JobSummary' });
+export const JobListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+});
 
 export const JobIdParams = Type.Object({ job_id: Uuid() });
 export const JobWaitQuery = Type.Object({

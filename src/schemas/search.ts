@@ -1,7 +1,7 @@
 // Wire contract of search (DESIGN §6): product and knowledge search, related documents.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Nullable, StringEnum, Uuid } from './common.js';
-import { ENTRY_TYPES, Entry, VISIBILITIES } from './knowledge.js';
+import { ENTRY_TYPES, Entry, VISIBILITIES } from './knowledgeEntries.js';
 import { Product } from './products.js';
 
 export const SEARCH_MODES = ['hybrid', 'keyword', 'semantic'] as const;
@@ -66,10 +66,11 @@ const Ranks = Type.Object({
 });
 const FacetCounts = Type.Array(Type.Object({ value: Type.String(), count: Type.Integer() }));
 
-const resultOf = <T extends TSchema>(name: string, key: string, doc: T, $id: string) =>
+const resultOf = <K extends string, T extends TSchema>({ name, key, doc, $id }: { name: string; key: K; doc: T; $id: string }) =>
   Type.Object(
     {
-      hits: Type.Array(Type.Object({ id: Uuid(), score: Type.Number(), ranks: Ranks, [key]: doc })),
+      // The document under its own name (`product`, `entry`): typed as that key, not as any string.
+      hits: Type.Array(Type.Object({ id: Uuid(), score: Type.Number(), ranks: Ranks, ...({ [key]: doc } as Record<K, T>) })),
       total: Type.Integer({ description: 'Matching documents: every keyword match plus the semantic candidates' }),
       facets: Type.Object({ brand: Type.Optional(FacetCounts), category: Type.Optional(FacetCounts), availability: Type.Optional(FacetCounts) }),
       mode: StringEnum(SEARCH_MODES, { description: 'The mode that ran (hybrid falls back to keyword when semantic cannot run)' }),
@@ -80,8 +81,8 @@ const resultOf = <T extends TSchema>(name: string, key: string, doc: T, $id: str
     { $id },
   );
 
-export const ProductSearchResult = resultOf('product', 'product', Product, 'ProductSearchResult');
-export const KnowledgeSearchResult = resultOf('knowledge', 'entry', Entry, 'KnowledgeSearchResult');
+export const ProductSearchResult = resultOf({ name: 'product', key: 'product', doc: Product, $id: 'ProductSearchResult' });
+export const KnowledgeSearchResult = resultOf({ name: 'knowledge', key: 'entry', doc: Entry, $id: 'KnowledgeSearchResult' });
 
 export const RelatedQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),

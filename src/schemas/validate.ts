@@ -24,9 +24,15 @@ function checker(schema: TSchema): TypeCheck<TSchema> {
 
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; errors: ErrorItem[] };
 
-export function validate<T>(schema: TSchema, input: unknown, root: string, source: Source = 'json'): ValidationResult<T> {
-  const value = source === 'text' ? parseTextFields(schema, input) : input;
-  const errors = validationErrors(schema, value, root, source);
+/** Where a value comes from: the first element of its errors' loc ('body', 'query', 'path', …), and how its values arrive ('json' unless given). */
+export interface ValueOrigin {
+  root: string;
+  source?: Source;
+}
+
+export function validate<T>(schema: TSchema, input: unknown, origin: ValueOrigin): ValidationResult<T> {
+  const value = origin.source === 'text' ? parseTextFields(schema, input) : input;
+  const errors = validationErrors(schema, value, origin);
   return errors ? { ok: false, errors } : { ok: true, value: normalize(schema, value) as T };
 }
 
@@ -34,13 +40,14 @@ export function validate<T>(schema: TSchema, input: unknown, root: string, sourc
  * Every error of a value (null when it is valid), without producing the normalised value: for
  * callers that keep the value as sent (bulk items are stored as their JSON text).
  */
-export function validationErrors(schema: TSchema, value: unknown, root: string, source: Source = 'json'): ErrorItem[] | null {
+export function validationErrors(schema: TSchema, value: unknown, { root, source = 'json' }: ValueOrigin): ErrorItem[] | null {
   // TypeBox measures strings in UTF-16 code units, Pydantic (and the walker) in characters: where a
   // string holds a character outside the BMP the two differ, and the walker's count decides.
   const shape = scanShape(value, root);
   if (shape.errors.length === 0 && checker(schema).Check(value) && !shape.astral) return null;
-  const errors: ErrorItem[] = [];
-  walk(schema, value, [root], source, errors, true);
+  const walker = new ErrorWalker(schema, source);
+  walker.walk(schema, value, [root]);
+  const errors = walker.out;
   if (errors.length === 0 && shape.errors.length === 0) {
     // The walker covers every construct our schemas use; this is a guard, not a path we expect.
     const astral = shape.astral;
@@ -184,122 +191,137 @@ function enumMessage(values: unknown[]): string {
 
 // ---- the error walker -------------------------------------------------------------------------
 
-function walk(schema: TSchema, value: unknown, loc: Loc, source: Source, out: ErrorItem[], isRoot = false): void {
-  const push = (type: string, msg: string): void => {
-    out.push({ loc, msg, type });
-  };
+/**
+ * Lists every error of one value against its schema (`root`): how its values arrive (`source`),
+ * and the errors found so far (`out`), stay the same across the walk.
+ */
+class ErrorWalker {
+  readonly out: ErrorItem[] = [];
 
-  if (isDecimalSchema(schema)) {
-    const issue = decimalIssue(schema, value);
-    if (issue) push(issue.type, issue.msg);
-    return;
-  }
-  if (schema.anyOf) {
-    const inner = unwrapNullable(schema);
-    if (inner) {
-      if (value !== null) walk(inner, value, loc, source, out);
+  constructor(
+    private readonly root: TSchema,
+    private readonly source: Source,
+  ) {}
+
+  walk(schema: TSchema, value: unknown, loc: Loc): void {
+    // The whole value's own schema (not a branch of a union around it): schemas hold no cycles.
+    const isRoot = schema === this.root;
+    const push = (type: string, msg: string): void => {
+      this.out.push({ loc, msg, type });
+    };
+
+    if (isDecimalSchema(schema)) {
+      const issue = decimalIssue(schema, value);
+      if (issue) push(issue.type, issue.msg);
       return;
     }
-    const literals = literalValues(schema);
-    if (literals) {
-      if (!literals.includes(value)) push('enum', enumMessage(literals));
-      return;
-    }
-    // A general union: report the first branch's errors when no branch matches.
-    const branches = schema.anyOf as TSchema[];
-    if (!branches.some((b) => checker(b).Check(value))) walk(branches[0], value, loc, source, out);
-    return;
-  }
-  if (schema[Kind] === 'Literal') {
-    if (value !== schema.const) push('literal_error', enumMessage([schema.const]));
-    return;
-  }
-
-  switch (schema.type) {
-    case 'object': {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-        if (isRoot) push('model_attributes_type', 'Input should be a valid dictionary or object to extract fields from');
-        else push('dict_type', 'Input should be a valid dictionary');
+    if (schema.anyOf) {
+      const inner = unwrapNullable(schema);
+      if (inner) {
+        if (value !== null) this.walk(inner, value, loc);
         return;
       }
-      const record = value as Record<string, unknown>;
-      const required = new Set<string>(schema.required ?? []);
-      for (const [key, prop] of Object.entries((schema.properties ?? {}) as Record<string, TSchema>)) {
-        if (record[key] === undefined) {
-          if (required.has(key)) out.push({ loc: [...loc, key], msg: 'Field required', type: 'missing' });
-          continue;
+      const literals = literalValues(schema);
+      if (literals) {
+        if (!literals.includes(value)) push('enum', enumMessage(literals));
+        return;
+      }
+      // A general union: report the first branch's errors when no branch matches.
+      const branches = schema.anyOf as TSchema[];
+      if (!branches.some((b) => checker(b).Check(value))) this.walk(branches[0], value, loc);
+      return;
+    }
+    if (schema[Kind] === 'Literal') {
+      if (value !== schema.const) push('literal_error', enumMessage([schema.const]));
+      return;
+    }
+
+    switch (schema.type) {
+      case 'object': {
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+          if (isRoot) push('model_attributes_type', 'Input should be a valid dictionary or object to extract fields from');
+          else push('dict_type', 'Input should be a valid dictionary');
+          return;
         }
-        walk(prop, record[key], [...loc, key], source, out);
-      }
-      const extra = schema.additionalProperties;
-      if (extra && typeof extra === 'object') {
-        for (const [key, item] of Object.entries(record)) {
-          if (!(schema.properties && key in schema.properties)) walk(extra as TSchema, item, [...loc, key], source, out);
+        const record = value as Record<string, unknown>;
+        const required = new Set<string>(schema.required ?? []);
+        for (const [key, prop] of Object.entries((schema.properties ?? {}) as Record<string, TSchema>)) {
+          if (record[key] === undefined) {
+            if (required.has(key)) this.out.push({ loc: [...loc, key], msg: 'Field required', type: 'missing' });
+            continue;
+          }
+          this.walk(prop, record[key], [...loc, key]);
         }
-      }
-      return;
-    }
-    case 'array': {
-      if (!Array.isArray(value)) return push('list_type', 'Input should be a valid list');
-      if (schema.maxItems !== undefined && value.length > schema.maxItems) {
-        push('too_long', `List should have at most ${plural(schema.maxItems, 'item')} after validation, not ${value.length}`);
-      }
-      if (schema.minItems !== undefined && value.length < schema.minItems) {
-        push('too_short', `List should have at least ${plural(schema.minItems, 'item')} after validation, not ${value.length}`);
-      }
-      value.forEach((item, i) => walk(schema.items as TSchema, item, [...loc, i], source, out));
-      return;
-    }
-    case 'string': {
-      if (typeof value !== 'string') return push('string_type', 'Input should be a valid string');
-      const length = [...value].length;
-      if (schema.minLength !== undefined && length < schema.minLength) {
-        return push('string_too_short', `String should have at least ${plural(schema.minLength, 'character')}`);
-      }
-      if (schema.maxLength !== undefined && length > schema.maxLength) {
-        return push('string_too_long', `String should have at most ${plural(schema.maxLength, 'character')}`);
-      }
-      if (schema.pattern !== undefined && !new RegExp(schema.pattern).test(value)) {
-        return push('string_pattern_mismatch', `String should match pattern '${schema.pattern}'`);
-      }
-      if (schema.format === 'uuid' && !isUuid(value)) return push('uuid_parsing', 'Input should be a valid UUID');
-      if (schema.format === 'date-time' && !isDateTime(value)) return push('datetime_parsing', 'Input should be a valid datetime');
-      return;
-    }
-    case 'integer':
-    case 'number': {
-      const isInt = schema.type === 'integer';
-      if (typeof value !== 'number' || !Number.isFinite(value)) {
-        if (typeof value === 'string' && source === 'text') {
-          return isInt
-            ? push('int_parsing', 'Input should be a valid integer, unable to parse string as an integer')
-            : push('float_parsing', 'Input should be a valid number, unable to parse string as a number');
+        const extra = schema.additionalProperties;
+        if (extra && typeof extra === 'object') {
+          for (const [key, item] of Object.entries(record)) {
+            if (!(schema.properties && key in schema.properties)) this.walk(extra as TSchema, item, [...loc, key]);
+          }
         }
-        return isInt ? push('int_type', 'Input should be a valid integer') : push('float_type', 'Input should be a valid number');
+        return;
       }
-      if (isInt && !Number.isInteger(value)) {
-        return push('int_from_float', 'Input should be a valid integer, got a number with a fractional part');
+      case 'array': {
+        if (!Array.isArray(value)) return push('list_type', 'Input should be a valid list');
+        if (schema.maxItems !== undefined && value.length > schema.maxItems) {
+          push('too_long', `List should have at most ${plural(schema.maxItems, 'item')} after validation, not ${value.length}`);
+        }
+        if (schema.minItems !== undefined && value.length < schema.minItems) {
+          push('too_short', `List should have at least ${plural(schema.minItems, 'item')} after validation, not ${value.length}`);
+        }
+        value.forEach((item, i) => this.walk(schema.items as TSchema, item, [...loc, i]));
+        return;
       }
-      if (schema.minimum !== undefined && value < schema.minimum) {
-        return push('greater_than_equal', `Input should be greater than or equal to ${schema.minimum}`);
+      case 'string': {
+        if (typeof value !== 'string') return push('string_type', 'Input should be a valid string');
+        const length = [...value].length;
+        if (schema.minLength !== undefined && length < schema.minLength) {
+          return push('string_too_short', `String should have at least ${plural(schema.minLength, 'character')}`);
+        }
+        if (schema.maxLength !== undefined && length > schema.maxLength) {
+          return push('string_too_long', `String should have at most ${plural(schema.maxLength, 'character')}`);
+        }
+        if (schema.pattern !== undefined && !new RegExp(schema.pattern).test(value)) {
+          return push('string_pattern_mismatch', `String should match pattern '${schema.pattern}'`);
+        }
+        if (schema.format === 'uuid' && !isUuid(value)) return push('uuid_parsing', 'Input should be a valid UUID');
+        if (schema.format === 'date-time' && !isDateTime(value)) return push('datetime_parsing', 'Input should be a valid datetime');
+        return;
       }
-      if (schema.maximum !== undefined && value > schema.maximum) {
-        return push('less_than_equal', `Input should be less than or equal to ${schema.maximum}`);
+      case 'integer':
+      case 'number': {
+        const isInt = schema.type === 'integer';
+        if (typeof value !== 'number' || !Number.isFinite(value)) {
+          if (typeof value === 'string' && this.source === 'text') {
+            return isInt
+              ? push('int_parsing', 'Input should be a valid integer, unable to parse string as an integer')
+              : push('float_parsing', 'Input should be a valid number, unable to parse string as a number');
+          }
+          return isInt ? push('int_type', 'Input should be a valid integer') : push('float_type', 'Input should be a valid number');
+        }
+        if (isInt && !Number.isInteger(value)) {
+          return push('int_from_float', 'Input should be a valid integer, got a number with a fractional part');
+        }
+        if (schema.minimum !== undefined && value < schema.minimum) {
+          return push('greater_than_equal', `Input should be greater than or equal to ${schema.minimum}`);
+        }
+        if (schema.maximum !== undefined && value > schema.maximum) {
+          return push('less_than_equal', `Input should be less than or equal to ${schema.maximum}`);
+        }
+        return;
       }
-      return;
+      case 'boolean':
+        if (typeof value !== 'boolean') {
+          return this.source === 'text' && typeof value === 'string'
+            ? push('bool_parsing', 'Input should be a valid boolean, unable to interpret input')
+            : push('bool_type', 'Input should be a valid boolean');
+        }
+        return;
+      case 'null':
+        if (value !== null) push('none_required', 'Input should be None');
+        return;
+      default:
+        return; // Type.Any / Type.Unknown accept everything.
     }
-    case 'boolean':
-      if (typeof value !== 'boolean') {
-        return source === 'text' && typeof value === 'string'
-          ? push('bool_parsing', 'Input should be a valid boolean, unable to interpret input')
-          : push('bool_type', 'Input should be a valid boolean');
-      }
-      return;
-    case 'null':
-      if (value !== null) push('none_required', 'Input should be None');
-      return;
-    default:
-      return; // Type.Any / Type.Unknown accept everything.
   }
 }
 

@@ -26,6 +26,8 @@ export interface SearchRequest {
   query: string;
   mode: SearchMode;
   vector: Float32Array | null;
+  /** The model `vector` is of (servingModel's answer when it was embedded). */
+  model: string | null;
   /** Semantic ranking only considers documents in these languages (those the embedder serves). */
   semanticLanguages: readonly string[];
   limit: number;
@@ -104,6 +106,11 @@ export interface SearchEngine {
   searchKnowledge(tenantId: string, search: KnowledgeSearch): Promise<SearchResult>;
   /** Nearest readable entries by similarity anchor; null when the entry is unknown or not readable. */
   relatedEntries(tenantId: string, entryId: string, request: RelatedRequest & { access: EntryAccess }): Promise<SearchResult | null>;
+  /**
+   * The model whose vectors the tenant is searched with (null: none): its own while a re-embed
+   * with the configured model runs (search/servingModels.ts). Query vectors must be of it.
+   */
+  servingModel(tenantId: string): Promise<string | null>;
   /** Read-your-writes: makes this process see documents just written before the write is answered. */
   refresh(tenantId: string, changed: DocumentRef[]): Promise<void>;
   close(): Promise<void>;

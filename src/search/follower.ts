@@ -5,13 +5,15 @@
 import { Cluster } from 'ioredis';
 import type { Logger } from '../log.js';
 import { keys } from '../store/keys.js';
-import { allEntryIds, type StoredEntry } from '../store/knowledge.js';
+import { allEntryIds, type StoredEntry } from '../store/knowledgeEntries.js';
 import type { StoredProduct } from '../store/products.js';
 import type { Store } from '../store/redis.js';
+import { readHashesCall } from '../store/scriptCalls.js';
 import { vectorField } from '../store/vectors.js';
 import type { DocumentRef, EngineProgress } from './engine.js';
+import type { ServingModels } from './servingModels.js';
 
-/** Raw vectors of a document (float32 bytes), only those of the engine's model. */
+/** Raw vectors of a document (float32 bytes), only those of the model its tenant is served with. */
 export interface RawVectors {
   content?: Buffer;
   anchor?: Buffer;
@@ -26,8 +28,17 @@ export interface FollowerSink {
   apply(tenantId: string, docs: ChangedDoc[]): Promise<void> | void;
   /** A deleted site: its products go (their hashes are purged later by a maintenance job). */
   dropSite(tenantId: string, siteId: string): Promise<void> | void;
-  /** Forget everything of the tenant (before it is read again in full). */
-  reset(tenantId: string): Promise<void> | void;
+  /** The tenant is read again in full: what is applied goes aside, and search serves what it had until endReload. */
+  beginReload(tenantId: string): void;
+  /** The full read ended: its documents replace the tenant's (`ok`), or the tenant is forgotten (it is read again on next use). */
+  endReload(tenantId: string, ok: boolean): void;
+}
+
+export interface ChangeFollowerOptions {
+  /** Where what is read goes. */
+  sink: FollowerSink;
+  /** Which model's vectors each tenant is read with. */
+  models: ServingModels;
 }
 
 /** The vectors search uses: a product's description vector, an entry's content vector, and the anchor. */
@@ -47,6 +58,8 @@ type StreamReply = [string, [string, string[]][]][];
 /** A tenant being followed: the stream position applied so far, and what refresh applied ahead of it. */
 interface TenantState {
   position: string;
+  /** The model whose vectors are read (null: none). */
+  model: string | null;
   /** `<kind>:<id>` → revision refresh applied: the tail skips the change entries up to it. */
   refreshed: Map<string, number>;
 }
@@ -54,23 +67,26 @@ interface TenantState {
 export class ChangeFollower {
   /** Tenant → its state (once its initial read is done). */
   private readonly tenants = new Map<string, Promise<TenantState>>();
-  /** Hash fields read per kind: the document, (products) the parent external_id, the vectors of the model, rev. */
-  private readonly fields: Record<DocumentRef['kind'], string[]>;
+  /** Tenant → the model of the vectors its search serves, once a full read of it is done. */
+  private readonly served = new Map<string, string | null>();
+  /** Hash fields read per model and kind: the document, (products) the parent external_id, the vectors of the model, rev. */
+  private readonly fields = new Map<string, Record<DocumentRef['kind'], string[]>>();
   private tailer: Store | null = null;
   /** Cluster: the current pause between reads. */
   private pollMs = CLUSTER_POLL_MIN_MS;
   private closed = false;
   private tailing: Promise<void> | null = null;
 
+  private readonly sink: FollowerSink;
+  private readonly models: ServingModels;
+
   constructor(
     private readonly redis: Store,
     private readonly log: Logger,
-    private readonly sink: FollowerSink,
-    /** Vectors of this model are read (null: none). */
-    private readonly modelId: string | null,
+    { sink, models }: ChangeFollowerOptions,
   ) {
-    const vectors = (kind: DocumentRef['kind']) => (modelId ? [vectorField(modelId, CONTENT_VECTOR[kind]), vectorField(modelId, 'anchor')] : []);
-    this.fields = { product: ['doc', 'pext', ...vectors('product'), 'rev'], entry: ['doc', ...vectors('entry'), 'rev'] };
+    this.sink = sink;
+    this.models = models;
   }
 
   /** Reads every tenant, then follows the change streams. */
@@ -92,9 +108,14 @@ export class ChangeFollower {
     this.tailing = this.tail();
   }
 
-  /** Resolves once the tenant's documents have been read (reading them on first use). */
+  /** Resolves once the tenant's documents have been read (reading them on first use; not again while a re-read runs). */
   async ensure(tenantId: string): Promise<void> {
-    await this.tenant(tenantId);
+    if (!this.served.has(tenantId)) await this.tenant(tenantId);
+  }
+
+  /** The model of the vectors the tenant is searched with now (null: none); the tenant must be ensured. */
+  servedModel(tenantId: string): string | null {
+    return this.served.get(tenantId) ?? null;
   }
 
   /** Applies documents just written by this process (read-your-writes). */
@@ -102,7 +123,7 @@ export class ChangeFollower {
     // A tenant not read yet reads these documents when it is.
     if (!this.tenants.has(tenantId)) return;
     const state = await this.tenants.get(tenantId)!;
-    const revisions = await this.apply(tenantId, changed);
+    const revisions = await this.apply(tenantId, changed, state.model);
     if (state.refreshed.size + revisions.size > MAX_REFRESHED) state.refreshed.clear();
     for (const [key, rev] of revisions) state.refreshed.set(key, rev);
   }
@@ -124,9 +145,11 @@ export class ChangeFollower {
   }
 
   private async load(tenantId: string, onLoaded?: (documents: number) => void): Promise<TenantState> {
-    // The stream position first: changes made while reading are applied again by the tail.
+    // The stream position first: changes made while reading are applied again by the tail (a
+    // change of the tenant's model among them reads it again).
     const last = await this.redis.xrevrange(keys.changes(tenantId), '+', '-', 'COUNT', 1);
     const position = last[0]?.[0] ?? '0-0';
+    const { modelId: model } = await this.models.of(tenantId);
     const productIds = await this.redis.zrange(keys.products(tenantId), '0', '-1');
     const entryIds = await allEntryIds(this.redis, tenantId);
     const refs: DocumentRef[] = [
@@ -134,11 +157,12 @@ export class ChangeFollower {
       ...entryIds.map((id) => ({ kind: 'entry' as const, id })),
     ];
     for (let i = 0; i < refs.length; i += LOAD_BATCH) {
-      await this.apply(tenantId, refs.slice(i, i + LOAD_BATCH));
+      await this.apply(tenantId, refs.slice(i, i + LOAD_BATCH), model);
       onLoaded?.(Math.min(i + LOAD_BATCH, refs.length));
     }
-    this.log.info({ tenantId, products: productIds.length, entries: entryIds.length }, 'search documents read');
-    return { position, refreshed: new Map() };
+    this.log.info({ tenantId, products: productIds.length, entries: entryIds.length, model }, 'search documents read');
+    this.served.set(tenantId, model);
+    return { position, model, refreshed: new Map() };
   }
 
   /**
@@ -151,29 +175,37 @@ export class ChangeFollower {
     return first.length > 0 && streamIdBefore(position, first[0][0]);
   }
 
+  /** Reads the tenant again in full, searched as before meanwhile; its writes wait for the new state. */
   private async reread(tenantId: string): Promise<void> {
-    this.log.warn({ tenantId }, 'change stream trimmed past this process; reading the tenant again');
-    await this.sink.reset(tenantId);
+    this.sink.beginReload(tenantId);
     const state = this.load(tenantId);
     this.tenants.set(tenantId, state);
-    await state;
+    try {
+      await state;
+      this.sink.endReload(tenantId, true);
+    } catch (error) {
+      this.tenants.delete(tenantId);
+      this.served.delete(tenantId);
+      this.sink.endReload(tenantId, false);
+      throw error;
+    }
   }
 
   /**
    * Reads the documents' current state and hands it to the sink (null documents are gone); the
    * revisions of the documents it found, by `<kind>:<id>`.
    */
-  private async apply(tenantId: string, refs: DocumentRef[]): Promise<Map<string, number>> {
+  private async apply(tenantId: string, refs: DocumentRef[], model: string | null): Promise<Map<string, number>> {
     const docs: ChangedDoc[] = [];
     const revisions = new Map<string, number>();
     for (const kind of ['product', 'entry'] as const) {
       const ids = [...new Set(refs.filter((r) => r.kind === kind).map((r) => r.id))];
       if (ids.length === 0) continue;
-      const fields = this.fields[kind];
-      // Where the vectors are in `fields` (after doc, and pext for products).
+      const fields = this.fieldsOf(model)[kind];
+      // Where the vectors are in `fields` (after doc, and parent_external_id for products).
       const at = kind === 'product' ? 2 : 1;
       const hashKeys = ids.map((id) => (kind === 'product' ? keys.product(tenantId, id) : keys.entry(tenantId, id)));
-      const flat = await this.redis.readHashesBuffer(hashKeys.length, ...hashKeys, ...fields);
+      const flat = await this.redis.readHashesBuffer(...readHashesCall(hashKeys, fields));
       ids.forEach((id, i) => {
         const v = flat.slice(i * fields.length, (i + 1) * fields.length);
         const rev = v[fields.length - 1];
@@ -183,10 +215,10 @@ export class ChangeFollower {
             kind, id,
             product: v[0] ? (JSON.parse(v[0].toString()) as StoredProduct) : null,
             parentExternalId: v[1]?.toString() || null,
-            vectors: this.vectors(v, at),
+            vectors: vectorsAt(v, at, model),
           });
         } else {
-          docs.push({ kind, id, entry: v[0] ? (JSON.parse(v[0].toString()) as StoredEntry) : null, vectors: this.vectors(v, at) });
+          docs.push({ kind, id, entry: v[0] ? (JSON.parse(v[0].toString()) as StoredEntry) : null, vectors: vectorsAt(v, at, model) });
         }
       });
     }
@@ -194,11 +226,14 @@ export class ChangeFollower {
     return revisions;
   }
 
-  /** The model's content and anchor vectors, read at position `at` of a document's values. */
-  private vectors(values: (Buffer | null)[], at: number): RawVectors {
-    if (!this.modelId) return {};
-    const [content, anchor] = [values[at], values[at + 1]];
-    return { content: content?.length ? content : undefined, anchor: anchor?.length ? anchor : undefined };
+  private fieldsOf(model: string | null): Record<DocumentRef['kind'], string[]> {
+    let fields = this.fields.get(model ?? '');
+    if (!fields) {
+      const vectors = (kind: DocumentRef['kind']) => (model ? [vectorField(model, CONTENT_VECTOR[kind]), vectorField(model, 'anchor')] : []);
+      fields = { product: ['doc', 'parent_external_id', ...vectors('product'), 'rev'], entry: ['doc', ...vectors('entry'), 'rev'] };
+      this.fields.set(model ?? '', fields);
+    }
+    return fields;
   }
 
   /** Follows every read tenant's change stream. */
@@ -224,18 +259,26 @@ export class ChangeFollower {
         const refs: DocumentRef[] = [];
         try {
           if (entries.length === TAIL_COUNT && (await this.trimmedPast(tenantId, state.position))) {
+            this.log.warn({ tenantId }, 'change stream trimmed past this process; reading the tenant again');
             await this.reread(tenantId);
             continue;
           }
-          for (const [, fields] of entries) {
-            const change = fieldsOf(fields);
+          const changes = entries.map(([, fields]) => fieldsOf(fields));
+          // A re-embed finished: the tenant is read again with its new model's vectors.
+          const model = changes.find((c) => c.op === 'model')?.model;
+          if (model !== undefined && model !== state.model) {
+            this.log.info({ tenantId, from: state.model, to: model }, 'the tenant\'s vectors are of another model now; reading it again');
+            await this.reread(tenantId);
+            continue;
+          }
+          for (const change of changes) {
             if (change.kind === 'product' || change.kind === 'entry') {
               for (const doc of documentsOf(change)) if (!appliedByRefresh(state, change.op, doc)) refs.push(doc.ref);
             }
             else if (change.kind === 'site' && change.op === 'delete') await this.sink.dropSite(tenantId, change.id);
           }
           // A batch write's entry names up to 100 products: read them in batches, as at start.
-          for (let i = 0; i < refs.length; i += LOAD_BATCH) await this.apply(tenantId, refs.slice(i, i + LOAD_BATCH));
+          for (let i = 0; i < refs.length; i += LOAD_BATCH) await this.apply(tenantId, refs.slice(i, i + LOAD_BATCH), state.model);
           state.position = entries[entries.length - 1][0];
         } catch (error) {
           this.log.warn({ err: (error as Error).message, tenantId }, 'applying changes failed; retrying');
@@ -290,6 +333,13 @@ function appliedByRefresh(state: TenantState, op: string, { ref, rev }: ChangedR
   if (applied === undefined) return false;
   if (rev >= applied) state.refreshed.delete(key);
   return rev <= applied;
+}
+
+/** The model's content and anchor vectors, read at position `at` of a document's values. */
+function vectorsAt(values: (Buffer | null)[], at: number, model: string | null): RawVectors {
+  if (!model) return {};
+  const [content, anchor] = [values[at], values[at + 1]];
+  return { content: content?.length ? content : undefined, anchor: anchor?.length ? anchor : undefined };
 }
 
 /** Stream ids compare by milliseconds, then sequence. */

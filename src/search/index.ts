@@ -12,6 +12,7 @@ import { BuiltinEngine } from './builtin/engine.js';
 import type { SearchEngine } from './engine.js';
 import { RedisQueryEngine } from './redisQuery/engine.js';
 import { queryEngineProjection } from './redisQuery/projection.js';
+import { ServingModels } from './servingModels.js';
 import { hasQueryEngine, TenantIndexes, type IndexOptions } from './redisQuery/schema.js';
 
 export type EngineKind = SearchEngine['name'];
@@ -35,31 +36,43 @@ export interface SearchWrites {
   projection: DocumentProjection | null;
   /** Prepares a new tenant before it has a document (the Query Engine's indexes, and its mark as projected). */
   tenantCreated: (tenantId: string) => Promise<void>;
+  /**
+   * Before a re-embed with the configured model: the Query Engine's indexes of that model exist
+   * and have read the tenant's documents, so they are complete when search switches to them.
+   */
+  reembedStarts: (tenantId: string) => Promise<void>;
 }
 
 /** The write side of the engine: `index` names the model and dimension its vectors are searched under. */
 export function searchWrites(kind: EngineKind, redis: Store, index: IndexOptions): SearchWrites {
-  if (kind === 'builtin') return { projection: null, tenantCreated: async () => undefined };
+  if (kind === 'builtin') return { projection: null, tenantCreated: async () => undefined, reembedStarts: async () => undefined };
   const indexes = new TenantIndexes(redis, index);
   const tenantCreated = async (tenantId: string) => {
     await indexes.createEmpty(tenantId);
     // Every document it will have is written with the projection: no projection job is needed.
     await redis.set(keys.searchProjection(tenantId), queryEngineProjection.version);
   };
-  return { projection: queryEngineProjection, tenantCreated };
+  return { projection: queryEngineProjection, tenantCreated, reembedStarts: (tenantId) => indexes.ensure(tenantId) };
 }
 
 /** The index options of an embedder (the model whose vectors are searched). */
 export const indexOptionsOf = (embedder: Embedder | null): IndexOptions => ({ modelId: embedder?.modelId ?? null, dimension: embedder?.dimension ?? null });
 
 export interface SearchEngineOptions {
+  kind: EngineKind;
   embedder: Embedder | null;
   /** Redis Query Engine: sends the projection job of a tenant whose documents lack it. */
   project?: (tenantId: string) => Promise<void>;
 }
 
-export function createSearchEngine(kind: EngineKind, redis: Store, log: Logger, options: SearchEngineOptions): SearchEngine {
-  const index = indexOptionsOf(options.embedder);
-  if (kind === 'redis-query-engine') return new RedisQueryEngine(redis, log, { ...index, project: options.project });
-  return new BuiltinEngine(redis, log, { modelId: index.modelId });
+/** How long the Redis Query Engine reuses a tenant's model: a finished re-embed is served within it. */
+const SERVING_MODEL_CACHE_MS = 1000;
+
+export function createSearchEngine(redis: Store, log: Logger, options: SearchEngineOptions): SearchEngine {
+  const configured = indexOptionsOf(options.embedder);
+  if (options.kind === 'redis-query-engine') {
+    return new RedisQueryEngine(redis, log, { models: new ServingModels(redis, { configured, cacheMs: SERVING_MODEL_CACHE_MS }), project: options.project });
+  }
+  // The built-in engine reads a tenant's model when it reads the tenant, and again on a switch.
+  return new BuiltinEngine(redis, log, { models: new ServingModels(redis, { configured }) });
 }

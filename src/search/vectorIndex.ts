@@ -97,9 +97,9 @@ export class VectorIndex {
   search(query: Float32Array, k: number, filter?: VectorFilter): Neighbours {
     if (k <= 0 || this.held.length === 0 || query.length !== this.dimension) return { docs: [], scores: [] };
     if (!filter) return cut(this.graphSearch(query, k, () => true), k);
-    if (filter.docs && filter.docs.length <= EXACT_LIMIT) return this.exact(query, k, filter.docs, filter.allows);
+    if (filter.docs && filter.docs.length <= EXACT_LIMIT) return this.exact(query, k, filter);
     const allowed = this.estimate(filter);
-    if (allowed <= EXACT_LIMIT) return this.exact(query, k, filter.docs ?? this.held, filter.allows);
+    if (allowed <= EXACT_LIMIT) return this.exact(query, k, filter);
     // Ask the graph for enough candidates that k of them pass the filter, growing until they do.
     let wanted = Math.ceil((k * this.held.length * 1.5) / allowed) + 16;
     while (wanted <= MAX_GRAPH_K) {
@@ -107,7 +107,7 @@ export class VectorIndex {
       if (found.docs.length >= k || wanted >= this.held.length) return cut(found, k);
       wanted *= 2;
     }
-    return this.exact(query, k, filter.docs ?? this.held, filter.allows);
+    return this.exact(query, k, filter);
   }
 
   /** How many documents with a vector the filter allows, from a sample (an upper estimate). */
@@ -124,8 +124,10 @@ export class VectorIndex {
     return Math.ceil(((pass + 1) / SAMPLE) * pool.length);
   }
 
-  /** Exact cosine scores of the given documents (those with a vector) against the query, best first. */
-  exact(query: Float32Array, k: number, docs: ArrayLike<number>, allows: (doc: number) => boolean): Neighbours {
+  /** Exact cosine scores of the filter's documents (every one without a list; those with a vector) against the query, best first. */
+  exact(query: Float32Array, k: number, filter: VectorFilter): Neighbours {
+    const docs = filter.docs ?? this.held;
+    const allows = filter.allows;
     const top = new TopK(k);
     for (let i = 0; i < docs.length; i++) {
       const doc = docs[i];

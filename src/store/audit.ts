@@ -3,7 +3,7 @@
 // entity's, so each filter reads one stream. A Lua write appends it with lua/lib/audit.lua (its
 // ARGV holding `auditArgs`); a MULTI write with `appendAudit`, which runs the same code.
 import type { ChainableCommander } from 'ioredis';
-import type { AUDIT_ENTITY_TYPES } from '../schemas/knowledge.js';
+import type { AUDIT_ENTITY_TYPES } from '../schemas/knowledgeEntries.js';
 import { keys } from './keys.js';
 import type { Store } from './redis.js';
 import { WriteResult } from './scripts.js';
@@ -27,6 +27,12 @@ export interface AuditEvent {
   entityId: string;
   /** Counts and the like of a write that is not one document (a bulk job). */
   details?: Record<string, unknown>;
+}
+
+/** One audited write: who wrote, and what. */
+export interface AuditEntry {
+  actor: AuditActor;
+  event: AuditEvent;
 }
 
 /** Stream lengths kept (approximate trimming): the tenant's, an entity type's, one entity's. */
@@ -56,13 +62,13 @@ export function auditArgs(actor: AuditActor, event: AuditEvent): AuditArgs {
 }
 
 /** Queues the event in a MULTI, so that it is written with the MULTI's other commands or not at all. */
-export function appendAudit(multi: ChainableCommander, tenantId: string, actor: AuditActor, event: AuditEvent): ChainableCommander {
+export function appendAudit(multi: ChainableCommander, tenantId: string, { actor, event }: AuditEntry): ChainableCommander {
   return (multi as unknown as Store).appendAudit(...auditKeys(tenantId, event.entityType, event.entityId), ...auditArgs(actor, event)) as unknown as ChainableCommander;
 }
 
 /** Deletes a document key and its entry in a list index, with the event, when the document exists (lua/deleteAudited-5.lua). */
 export async function deleteAudited(
-  redis: Store, doc: { key: string; index: string; tenantId: string }, actor: AuditActor, event: AuditEvent,
+  redis: Store, doc: { key: string; index: string; tenantId: string }, { actor, event }: AuditEntry,
 ): Promise<boolean> {
   const result = await redis.deleteAudited(
     doc.key, doc.index, ...auditKeys(doc.tenantId, event.entityType, event.entityId), event.entityId, ...auditArgs(actor, event),
@@ -83,7 +89,7 @@ export class AuditRepository {
    * stream holds that entity's events only), of one entity type, or of the tenant.
    */
   async read(
-    tenantId: string, filter: { type?: AuditEntityType; id?: string }, before: string | null, limit: number,
+    tenantId: string, filter: { type?: AuditEntityType; id?: string }, { before, limit }: { before: string | null; limit: number },
   ): Promise<RawAuditEvent[]> {
     const key = filter.id ? keys.auditOf(tenantId, filter.id) : filter.type ? keys.auditOfType(tenantId, filter.type) : keys.audit(tenantId);
     const raw = await this.redis.xrevrange(key, before ? `(${before}` : '+', '-', 'COUNT', limit);

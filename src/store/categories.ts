@@ -64,7 +64,7 @@ export class CategoryRepository {
   }
 
   async list(tenantId: string): Promise<StoredCategory[]> {
-    return (await listDocs<StoredCategory>(this.redis, keys.categories(tenantId), (id) => keys.category(tenantId, id))).items;
+    return (await listDocs<StoredCategory>(this.redis, { indexKey: keys.categories(tenantId), docKey: (id) => keys.category(tenantId, id) })).items;
   }
 
   async children(tenantId: string, parentId: string): Promise<StoredCategory[]> {

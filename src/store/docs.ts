@@ -18,8 +18,7 @@ export const WHOLE: Page = { offset: 0, limit: -1 };
 /** A page of documents in (created_at, id) order, with the total count. */
 export async function listDocs<T>(
   redis: RedisClient,
-  indexKey: string,
-  docKey: (id: string) => string,
+  { indexKey, docKey }: { indexKey: string; docKey: (id: string) => string },
   { offset, limit }: Page = WHOLE,
 ): Promise<{ items: T[]; total: number }> {
   const [ids, total] = await Promise.all([

@@ -62,6 +62,11 @@ export async function startEmbeddedRedis(dataDir: string, options: EmbeddedRedis
   const args = [
     '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
     '--appendonly', persist ? 'yes' : 'no', '--appendfsync', 'everysec', '--save', '',
+    // The first compaction of the append-only file waits until it holds 512 MB (Redis: 64 MB): a
+    // rewrite forks and writes the whole dataset, a core's work for seconds, and on one machine
+    // it took a fifth of the CPU a 100,000-product import had (docs/BENCHMARKS.md). Later ones
+    // still come each time the file doubles.
+    '--auto-aof-rewrite-min-size', '512mb',
     '--pidfile', join(dir, 'redis.pid'), '--logfile', join(dir, 'redis.log'), '--daemonize', 'no',
   ];
   const url = `redis://127.0.0.1:${port}`;

@@ -83,8 +83,15 @@ export class JobRepository {
     for (const key of [keys.job(t, job.id), keys.jobCounts(t, job.id), keys.jobErrors(t, job.id), keys.jobResults(t, job.id), keys.jobItems(t, job.id)]) {
       multi.expire(key, JOB_TTL_SECONDS);
     }
+    const createdMs = Date.parse(job.createdAt);
+    multi.zadd(keys.jobs(t), createdMs, job.id).zremrangebyscore(keys.jobs(t), '-inf', createdMs - JOB_TTL_SECONDS * 1000);
     const details = { site_id: job.siteId, total: job.total, accepted, rejected: job.rejected.length };
-    await appendAudit(multi, t, actor, { action: 'create', entityType: 'bulk_job', entityId: job.id, details }).exec();
+    await appendAudit(multi, t, { actor, event: { action: 'create', entityType: 'bulk_job', entityId: job.id, details } }).exec();
+  }
+
+  /** The ids of the tenant's latest jobs, newest first (some may have expired since). */
+  recent(tenantId: string, limit: number): Promise<string[]> {
+    return this.redis.zrevrange(keys.jobs(tenantId), 0, limit - 1);
   }
 
   async get(tenantId: string, id: string): Promise<JobRecord | null> {
@@ -133,13 +140,14 @@ export class JobRepository {
   }
 
   /** An item that could not be stored: counted once as failed, with its error. */
-  async fail(tenantId: string, id: string, index: number, detail: unknown): Promise<void> {
+  async fail(tenantId: string, id: string, { index, detail }: ItemError): Promise<void> {
     if ((await this.redis.hsetnx(keys.jobResults(tenantId, id), String(index), 'failed')) === 1) {
       await this.redis.multi().hincrby(keys.jobCounts(tenantId, id), 'failed', 1).rpush(keys.jobErrors(tenantId, id), JSON.stringify({ index, detail })).exec();
     }
   }
 
-  async count(tenantId: string, id: string, field: string, by: number): Promise<void> {
+  /** Adds `by` to one of the job's counters. */
+  async count(tenantId: string, id: string, { field, by }: { field: string; by: number }): Promise<void> {
     if (by !== 0) await this.redis.hincrby(keys.jobCounts(tenantId, id), field, by);
   }
 }

@@ -5,6 +5,8 @@ const tenantPrefix = (tenantId: string) => `kcs:{t:${tenantId}}`;
 export const keys = {
   /** Global: tenant slug → tenant id. */
   tenantSlugs: 'kcs:tenants:by-slug',
+  /** Global: embedding model id → how to build it (store/embeddingModels.ts), for searches over a tenant's older vectors. */
+  embeddingModels: 'kcs:embedding:models',
 
   tenant: (t: string) => `${tenantPrefix(t)}:tenant`,
   /** Tenant change stream: one entry per document write, read by search replicas. */
@@ -27,16 +29,16 @@ export const keys = {
   /** external_id → product id within one site. */
   siteExternalIds: (t: string, siteId: string) => `${tenantPrefix(t)}:site:${siteId}:external-ids`,
   /**
-   * A product: hash of doc (JSON), rev, pext (parent external_id), estatus, thash (hash of the
-   * embedding texts), tsrc (the explicit ones, JSON), emodel (model of the last vectors stored),
-   * v:<model>:<name> (vectors, store/vectors.ts), and with the Redis Query Engine its search
-   * fields f:* (store/projection.ts). A sync that changes nothing writes none of it.
+   * A product: hash of doc (JSON), rev, parent_external_id, embedding_status, text_hash (hash of
+   * the embedding texts), text_sources (the explicit ones, JSON), embedding_model (model of the
+   * last vectors stored), v:<model>:<name> (vectors, store/vectors.ts), and with the Redis Query
+   * Engine its search fields f:* (store/projection.ts). A sync that changes nothing writes none of it.
    */
   product: (t: string, id: string) => `${tenantPrefix(t)}:product:${id}`,
   /**
    * Sync bookkeeping of the tenant's products, kept out of their hashes so that a sync that
    * changes nothing never makes a search index over the hashes re-index them: product id → last
-   * sync time, and product id → digest of the bulk item last applied (ih).
+   * sync time, and product id → digest of the bulk item last applied (itemDigest).
    */
   productsSynced: (t: string) => `${tenantPrefix(t)}:products:synced`,
   productsItemDigests: (t: string) => `${tenantPrefix(t)}:products:item-digests`,
@@ -47,6 +49,8 @@ export const keys = {
   translationGroups: (t: string) => `${tenantPrefix(t)}:products:translation-groups`,
   /** Bulk ingest jobs: status hash, per-item results (first write wins), counts, accepted items. */
   job: (t: string, id: string) => `${tenantPrefix(t)}:job:${id}`,
+  /** The tenant's bulk jobs by creation time (ms), for the list of recent ones; trimmed at the jobs' TTL. */
+  jobs: (t: string) => `${tenantPrefix(t)}:jobs`,
   jobResults: (t: string, id: string) => `${tenantPrefix(t)}:job:${id}:results`,
   jobCounts: (t: string, id: string) => `${tenantPrefix(t)}:job:${id}:counts`,
   jobItems: (t: string, id: string) => `${tenantPrefix(t)}:job:${id}:items`,
@@ -60,7 +64,7 @@ export const keys = {
   /** Knowledge entries filed under a category (zset, score = created ms). */
   categoryEntries: (t: string, id: string) => `${tenantPrefix(t)}:category:${id}:entries`,
 
-  /** A knowledge entry: hash of doc (JSON), rev (= version), texts, thash, estatus, emodel, v:<model>:<name>. */
+  /** A knowledge entry: hash of doc (JSON), rev (= version), texts, text_hash, embedding_status, embedding_model, v:<model>:<name>. */
   entry: (t: string, id: string) => `${tenantPrefix(t)}:entry:${id}`,
   /** Non-personal entries by visibility; personal ones by owner. Scores are created ms. */
   entriesByVisibility: (t: string, visibility: string) => `${tenantPrefix(t)}:entries:visibility:${visibility}`,
@@ -77,6 +81,8 @@ export const keys = {
   /** OAuth clients (zset, score = created ms) and their documents. */
   oauthClients: (t: string) => `${tenantPrefix(t)}:oauth:clients`,
   oauthClient: (t: string, clientId: string) => `${tenantPrefix(t)}:oauth:client:${clientId}`,
+  /** The client_id of the console's own public OAuth client (domain/oauth/service.ts consoleClient). */
+  oauthConsoleClient: (t: string) => `${tenantPrefix(t)}:oauth:console-client`,
   /** The grants (token families) of one client, score = the family's expiry ms. */
   oauthClientGrants: (t: string, clientId: string) => `${tenantPrefix(t)}:oauth:client:${clientId}:grants`,
   /** A pending authorization request, waiting for the consent page's answer (JSON, short TTL). */
@@ -90,10 +96,21 @@ export const keys = {
   /** A refresh token by the SHA-256 of the token: hash of doc (JSON) and state (active|rotated). */
   oauthRefreshToken: (t: string, digest: string) => `${tenantPrefix(t)}:oauth:rt:${digest}`,
 
+  /** The tenant's documents by embedding status: `<kind>:<status>` → count (lua/lib/embeddingCounts.lua). */
+  embeddingCounts: (t: string) => `${tenantPrefix(t)}:embedding:counts`,
+  /** The model every embedded document of the tenant has vectors of (store/reembed.ts; absent: not known yet). */
+  embeddingModel: (t: string) => `${tenantPrefix(t)}:embedding:model`,
+  /** A re-embed with another model under way or finished: model, total, done, started_at, finished_at. */
+  reembed: (t: string) => `${tenantPrefix(t)}:embedding:reembed`,
+  /** Documents embedded per 10-second bucket, the last few minutes: the current rate (store/embeddingProgress.ts). */
+  embeddingRate: (t: string) => `${tenantPrefix(t)}:embedding:rate`,
+
   /** Sites deleted whose products are still being purged: search leaves them out meanwhile. */
   sitesPurging: (t: string) => `${tenantPrefix(t)}:sites:purging`,
   /** A Redis Query Engine index of the tenant (`products` or `entries`, with layout version and model). */
   searchIndex: (t: string, name: string) => `${tenantPrefix(t)}:ft:${name}`,
+  /** The layout the tenant's stored data has been migrated to (store/layoutMigration.ts). */
+  storedLayout: (t: string) => `${tenantPrefix(t)}:layout`,
   /** The search projection version every document of the tenant carries (absent: not projected yet). */
   searchProjection: (t: string) => `${tenantPrefix(t)}:ft:projection`,
 

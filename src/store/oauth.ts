@@ -14,11 +14,18 @@ const RESULT: Record<GrantResult, IssueResult> = {
   [GrantResult.Issued]: 'issued', [GrantResult.Unknown]: 'unknown', [GrantResult.Reused]: 'reused', [GrantResult.ClientGone]: 'client_gone',
 };
 
-/** A new grant with its tokens; lifetimes in milliseconds. */
+/** A secret as stored: under its digest, with its record and its lifetime in milliseconds. */
+export interface StoredSecret<R> {
+  digest: string;
+  record: R;
+  ttlMs: number;
+}
+
+/** A new grant with its tokens. */
 export interface NewTokens {
   grant: GrantRecord;
-  access: { digest: string; record: TokenRecord; ttlMs: number };
-  refresh: { digest: string; record: TokenRecord; ttlMs: number } | null;
+  access: StoredSecret<TokenRecord>;
+  refresh: StoredSecret<TokenRecord> | null;
 }
 
 export class OAuthRepository {
@@ -31,7 +38,26 @@ export class OAuthRepository {
       .multi()
       .set(keys.oauthClient(client.tenant_id, client.client_id), JSON.stringify(client))
       .zadd(keys.oauthClients(client.tenant_id), client.client_id_issued_at * 1000, client.client_id);
-    await appendAudit(multi, client.tenant_id, actor, { action: 'create', entityType: 'oauth_client', entityId: client.client_id }).exec();
+    await appendAudit(multi, client.tenant_id, { actor, event: { action: 'create', entityType: 'oauth_client', entityId: client.client_id } }).exec();
+  }
+
+  /** The console's client id (null: none yet). */
+  consoleClientId(tenantId: string): Promise<string | null> {
+    return this.redis.get(keys.oauthConsoleClient(tenantId));
+  }
+
+  /** Records `clientId` as the console's unless one is recorded: the one recorded after the call. */
+  async claimConsoleClient(tenantId: string, clientId: string): Promise<string> {
+    return (await this.redis.set(keys.oauthConsoleClient(tenantId), clientId, 'NX', 'GET')) ?? clientId;
+  }
+
+  async forgetConsoleClient(tenantId: string): Promise<void> {
+    await this.redis.del(keys.oauthConsoleClient(tenantId));
+  }
+
+  /** Replaces a client's record (the console client's redirect URIs). */
+  async replaceClient(client: ClientRecord): Promise<void> {
+    await this.redis.set(keys.oauthClient(client.tenant_id, client.client_id), JSON.stringify(client), 'XX');
   }
 
   getClient(tenantId: string, clientId: string): Promise<ClientRecord | null> {
@@ -39,7 +65,7 @@ export class OAuthRepository {
   }
 
   async listClients(tenantId: string): Promise<ClientRecord[]> {
-    return (await listDocs<ClientRecord>(this.redis, keys.oauthClients(tenantId), (id) => keys.oauthClient(tenantId, id))).items;
+    return (await listDocs<ClientRecord>(this.redis, { indexKey: keys.oauthClients(tenantId), docKey: (id) => keys.oauthClient(tenantId, id) })).items;
   }
 
   /**
@@ -48,7 +74,7 @@ export class OAuthRepository {
    */
   async deleteClient(tenantId: string, clientId: string, actor: AuditActor): Promise<boolean> {
     const client = { key: keys.oauthClient(tenantId, clientId), index: keys.oauthClients(tenantId), tenantId };
-    if (!(await deleteAudited(this.redis, client, actor, { action: 'delete', entityType: 'oauth_client', entityId: clientId }))) return false;
+    if (!(await deleteAudited(this.redis, client, { actor, event: { action: 'delete', entityType: 'oauth_client', entityId: clientId } }))) return false;
     const grantsKey = keys.oauthClientGrants(tenantId, clientId);
     const grantIds = await this.redis.zrange(grantsKey, '0', '-1');
     for (let i = 0; i < grantIds.length; i += 500) {
@@ -76,9 +102,9 @@ export class OAuthRepository {
 
   // ---- authorization codes ----
 
-  async saveCode(tenantId: string, digest: string, code: unknown, ttlMs: number): Promise<void> {
+  async saveCode(tenantId: string, { digest, record, ttlMs }: StoredSecret<unknown>): Promise<void> {
     const key = keys.oauthCode(tenantId, digest);
-    await this.redis.multi().hset(key, 'doc', JSON.stringify(code), 'state', 'fresh').pexpire(key, ttlMs).exec();
+    await this.redis.multi().hset(key, 'doc', JSON.stringify(record), 'state', 'fresh').pexpire(key, ttlMs).exec();
   }
 
   /** The code's record and whether it was exchanged already (kept a while after use, to detect replays). */
@@ -87,11 +113,14 @@ export class OAuthRepository {
     return doc === null ? null : { record: JSON.parse(doc) as T, used: state !== 'fresh' };
   }
 
-  /** Consumes the code and stores the grant and its tokens, or revokes the code's grant on reuse. */
-  async exchangeCode(tenantId: string, codeDigest: string, tokens: NewTokens, usedCodeMemoryMs: number): Promise<IssueResult> {
+  /**
+   * Consumes the code and stores the grant and its tokens, or revokes the code's grant on reuse.
+   * `code`: its digest, and how long it is remembered once used (to detect replays).
+   */
+  async exchangeCode(tenantId: string, code: { digest: string; usedMemoryMs: number }, tokens: NewTokens): Promise<IssueResult> {
     const { grant, access, refresh } = tokens;
     const result = await this.redis.oauthExchangeCode(
-      keys.oauthCode(tenantId, codeDigest),
+      keys.oauthCode(tenantId, code.digest),
       keys.oauthClient(tenantId, grant.client_id),
       keys.oauthGrant(tenantId, grant.id),
       keys.oauthAccessToken(tenantId, access.digest),
@@ -105,7 +134,7 @@ export class OAuthRepository {
       refresh ? JSON.stringify(refresh.record) : '',
       access.ttlMs,
       refresh?.ttlMs ?? access.ttlMs,
-      usedCodeMemoryMs,
+      code.usedMemoryMs,
       Date.now(),
     );
     return RESULT[result];
@@ -194,7 +223,7 @@ export class OAuthRepository {
   }
 
   /** Revokes a whole grant: every token issued under it stops working at once. */
-  async revokeGrant(tenantId: string, clientId: string, grantId: string, refreshDigest?: string): Promise<void> {
+  async revokeGrant(tenantId: string, { clientId, grantId, refreshDigest }: { clientId: string; grantId: string; refreshDigest?: string }): Promise<void> {
     const tx = this.redis.multi().del(keys.oauthGrant(tenantId, grantId)).zrem(keys.oauthClientGrants(tenantId, clientId), grantId);
     if (refreshDigest) tx.del(keys.oauthRefreshToken(tenantId, refreshDigest));
     await tx.exec();

@@ -7,7 +7,9 @@ import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
 import type { DocumentProjection } from './projection.js';
 import type { Store } from './redis.js';
 import { embeddingStatusOf, type Page } from './docs.js';
-import { ProductWriteResult, TouchResult, WriteResult, writeProductsRow } from './scripts.js';
+import { KeyTable } from './keyTable.js';
+import { touchProductsCall, writeProductsCall, type WriteProductsRow } from './scriptCalls.js';
+import { ProductWriteResult, TouchResult, WriteResult } from './scripts.js';
 
 /**
  * A product's stored fields: the response less what is derived at read time (the parent's id from
@@ -16,21 +18,17 @@ import { ProductWriteResult, TouchResult, WriteResult, writeProductsRow } from '
 export type StoredProduct = Omit<Static<typeof Product>, 'parent_product_id' | 'last_synced_at' | 'embedding_status'>;
 
 /**
- * The embedding texts a client gave explicitly (embedding_text_*, similarity_text as the anchor):
- * stored with the product; the texts not given are generated from the stored document.
+ * The embedding texts a client gave explicitly (embedding_text_description, similarity_text as
+ * the anchor): stored with the product; a text not given is generated from the stored document.
  */
 export interface ProductTextSources {
   description?: string;
-  properties?: string;
-  attributes?: string;
   anchor?: string;
 }
 
-/** The texts a product is embedded from; anchor is null without a similarity_text. */
+/** The texts a product is embedded from (the vectors search ranks by); anchor is null without a similarity_text. */
 export interface ProductTexts {
   description: string;
-  properties: string;
-  attributes: string;
   anchor: string | null;
 }
 
@@ -39,7 +37,7 @@ export interface ProductRecord {
   doc: StoredProduct;
   rev: string;
   parentExternalId: string | null;
-  thash: string;
+  textHash: string;
   synced: string | null;
   embeddingStatus: EmbeddingStatus;
 }
@@ -49,14 +47,14 @@ export interface ProductWrite {
   parentExternalId: string | null;
   /** null: the texts did not change; their hash and sources are left as stored. */
   textSources: ProductTextSources | null;
-  thash: string;
+  textHash: string;
   embeddingStatus: EmbeddingStatus;
   /** null: create. */
   previous: ProductRecord | null;
   /** A bulk item: its job and index, so the result is counted once whatever the retries. */
   jobItem?: JobItem;
   /** Digest of the bulk item written (see ProductTouch); null for other writes, which clear it. */
-  ih?: string | null;
+  itemDigest?: string | null;
   /** Who made a single write: its audit event is written with it. Bulk items have none (their job is audited). */
   audit?: AuditActor;
 }
@@ -66,13 +64,13 @@ export interface JobItem {
   index: number;
 }
 
-/** A sync that changed nothing, recorded only while the product's `rev` or item digest (`ih`) still is `expected`. */
+/** A sync that changed nothing, recorded only while the product's `rev`, or the digest of its last bulk item, still is `expected`. */
 export interface ProductTouch {
   id: string;
-  field: 'rev' | 'ih';
+  field: 'rev' | 'itemDigest';
   expected: string;
-  /** The digest of the bulk item to remember, so that the same item sent again is settled by `ih` alone. */
-  ih?: string | null;
+  /** The digest of the bulk item to remember, so that the same item sent again is settled by its digest alone. */
+  itemDigest?: string | null;
   jobItem?: JobItem;
 }
 
@@ -99,38 +97,18 @@ function memo<V>(map: Map<string, V>, key: string, make: () => V): V {
   return value;
 }
 
-/** The keys of one script call, each named once; scripts refer to them by position (1-based). */
-class KeyTable {
-  readonly keys: string[];
-  private readonly positions = new Map<string, number>();
-
-  constructor(fixed: string[] = []) {
-    this.keys = [...fixed];
-    fixed.forEach((k, i) => this.positions.set(k, i + 1));
-  }
-
-  ref(key: string): number {
-    let position = this.positions.get(key);
-    if (position === undefined) {
-      position = this.keys.push(key);
-      this.positions.set(key, position);
-    }
-    return position;
-  }
-}
-
 export type WriteOutcome =
   | { kind: 'ok' }
   | { kind: 'stale' }
   | { kind: 'external_id_taken'; ownerId: string }
   | { kind: 'translation_group'; groupId: string };
 
-const RECORD_FIELDS = ['doc', 'rev', 'pext', 'thash', 'estatus'] as const;
+const RECORD_FIELDS = ['doc', 'rev', 'parent_external_id', 'text_hash', 'embedding_status'] as const;
 
 function toRecord(values: (string | null)[], synced: string | null): ProductRecord | null {
-  const [doc, rev, pext, thash, estatus] = values;
+  const [doc, rev, parentExternalId, textHash, embeddingStatus] = values;
   if (doc === null || rev === null) return null;
-  return { doc: JSON.parse(doc) as StoredProduct, rev, parentExternalId: pext || null, thash: thash ?? '', synced, embeddingStatus: embeddingStatusOf(estatus) };
+  return { doc: JSON.parse(doc) as StoredProduct, rev, parentExternalId: parentExternalId || null, textHash: textHash ?? '', synced, embeddingStatus: embeddingStatusOf(embeddingStatus) };
 }
 
 export interface ProductFilter {
@@ -223,7 +201,7 @@ export class ProductRepository {
       for (let start = 0; start < group.length; start += WRITE_BATCH) {
         const table = new KeyTable([
           keys.changes(t), keys.translationGroups(t), keys.products(t), keys.siteProducts(t, siteId), keys.siteExternalIds(t, siteId),
-          keys.productsSynced(t), keys.productsItemDigests(t),
+          keys.productsSynced(t), keys.productsItemDigests(t), keys.embeddingCounts(t),
           ...(job ? [keys.jobResults(t, job.jobId), keys.jobCounts(t, job.jobId)] : []),
         ]);
         // New keys of the table: their positions follow one another, as lua/lib/audit.lua needs.
@@ -233,10 +211,7 @@ export class ProductRepository {
         const categories = new Map<string, number>();
         const language = (code: string) => memo(languages, code, () => table.ref(keys.productsByLanguage(t, code)));
         const category = (name: string | null) => (name === null ? 0 : memo(categories, name, () => table.ref(keys.productsByCategory(t, name))));
-        const args: (string | number)[] = [
-          CHANGE_STREAM_MAXLEN, synced, job ? '1' : '0', auditRefs[0] ?? 0,
-          ...(audit ? auditArgs(audit, { action: firstPrevious ? 'update' : 'create', entityType: 'product', entityId: firstId }) : []),
-        ];
+        const rows: WriteProductsRow[] = [];
         for (const k of group.slice(start, start + WRITE_BATCH)) {
           const w = writes[k];
           const { doc, previous } = w;
@@ -246,7 +221,7 @@ export class ProductRepository {
           const movedCategory = !prev || prev.category !== doc.category;
           const leave = prev ? [movedLanguage ? language(prev.language) : 0, movedCategory ? category(prev.category) : 0].filter((ref) => ref !== 0) : [];
           order.push(k);
-          args.push(...writeProductsRow({
+          rows.push({
             productRef: table.ref(keys.product(t, doc.id)), id: doc.id, expectedRev: previous?.rev ?? '',
             externalId: doc.external_id ?? '', previousExternalId: prev?.external_id ?? '',
             // Only a new product claims its translation group; an existing one keeps the group it has.
@@ -254,12 +229,15 @@ export class ProductRepository {
             createdMs: Date.parse(doc.created_at),
             joinLanguageRef: movedLanguage ? language(doc.language) : 0, joinCategoryRef: movedCategory ? category(doc.category) : 0,
             leaveRefs: leave, jobIndex: w.jobItem?.index ?? '', docJson: JSON.stringify(doc), parentExternalId: w.parentExternalId ?? '',
-            embeddingStatus: w.embeddingStatus, textHash: w.textSources ? w.thash : '',
+            embeddingStatus: w.embeddingStatus, textHash: w.textSources ? w.textHash : '',
             textSourcesJson: w.textSources && Object.keys(w.textSources).length > 0 ? JSON.stringify(w.textSources) : '',
-            itemDigest: w.ih ?? '', projection: this.projection?.product(doc, w.parentExternalId) ?? [],
-          }));
+            itemDigest: w.itemDigest ?? '', projection: this.projection?.product(doc, w.parentExternalId) ?? [],
+          });
         }
-        (pipeline as unknown as Store).writeProducts(table.keys.length, ...table.keys, ...args);
+        (pipeline as unknown as Store).writeProducts(...writeProductsCall({
+          keyTable: table.keys, maxlen: CHANGE_STREAM_MAXLEN, syncedAt: synced, hasJob: !!job, rows,
+          audit: audit ? { ref: auditRefs[0], event: auditArgs(audit, { action: firstPrevious ? 'update' : 'create', entityType: 'product', entityId: firstId }) } : null,
+        }));
       }
     }
     const outcomes: WriteOutcome[] = new Array(writes.length);
@@ -282,7 +260,7 @@ export class ProductRepository {
   /**
    * Records syncs that changed nothing (the sync time; the job item counted once), in batched
    * script calls. Each touch names the field that must still hold a value: the record's `rev`, or
-   * `ih`, the digest of the last bulk item applied. Returns 'touched', 'differs', or 'done' for a
+   * `itemDigest`, the digest of the last bulk item applied. Returns 'touched', 'differs', or 'done' for a
    * job item that already has a result.
    */
   async touchMany(tenantId: string, synced: string, touches: ProductTouch[]): Promise<TouchOutcome[]> {
@@ -294,13 +272,12 @@ export class ProductRepository {
       const job = touches[group[0]].jobItem;
       for (let start = 0; start < group.length; start += WRITE_BATCH) {
         const table = new KeyTable([keys.productsSynced(t), keys.productsItemDigests(t), ...(job ? [keys.jobResults(t, job.jobId), keys.jobCounts(t, job.jobId)] : [])]);
-        const args: (string | number)[] = [synced, job ? '1' : '0'];
-        for (const k of group.slice(start, start + WRITE_BATCH)) {
-          const { id, field, expected, ih, jobItem } = touches[k];
+        const rows = group.slice(start, start + WRITE_BATCH).map((k) => {
+          const { id, field, expected, itemDigest, jobItem } = touches[k];
           order.push(k);
-          args.push(table.ref(keys.product(t, id)), id, field, expected, ih ?? '', jobItem?.index ?? '');
-        }
-        (pipeline as unknown as Store).touchProducts(table.keys.length, ...table.keys, ...args);
+          return { productRef: table.ref(keys.product(t, id)), id, compare: field, expected, itemDigest: itemDigest ?? '', jobIndex: jobItem?.index ?? '' } as const;
+        });
+        (pipeline as unknown as Store).touchProducts(...touchProductsCall({ keyTable: table.keys, syncedAt: synced, hasJob: !!job, rows }));
       }
     }
     const outcomes: TouchOutcome[] = new Array(touches.length);
@@ -320,7 +297,7 @@ export class ProductRepository {
     const result = await this.redis.deleteProduct(
       keys.product(t, doc.id), keys.siteExternalIds(t, doc.site_id), keys.products(t), keys.siteProducts(t, doc.site_id),
       keys.productsByLanguage(t, doc.language), doc.category !== null ? keys.productsByCategory(t, doc.category) : keys.products(t),
-      keys.changes(t), keys.productsSynced(t), keys.productsItemDigests(t), ...auditKeys(t, 'product', doc.id),
+      keys.changes(t), keys.productsSynced(t), keys.productsItemDigests(t), ...auditKeys(t, 'product', doc.id), keys.embeddingCounts(t),
       doc.id, doc.external_id ?? '', doc.category !== null ? '1' : '0', CHANGE_STREAM_MAXLEN, ...event,
     );
     return result === WriteResult.Done;

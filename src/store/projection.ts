@@ -1,7 +1,7 @@
 // A document's search projection: extra hash fields written with the document in its own atomic
 // write, so that an index over the document hashes (the Redis Query Engine) is current the moment
 // the write is answered, in every process. Field/value pairs; an empty value removes the field.
-import type { StoredEntry } from './knowledge.js';
+import type { StoredEntry } from './knowledgeEntries.js';
 import type { StoredProduct } from './products.js';
 
 export interface DocumentProjection {

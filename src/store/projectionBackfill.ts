@@ -2,11 +2,12 @@
 // written while another engine served search, or under an older field layout. Runs as a
 // maintenance job; each document is projected only while it is still at the revision read, since
 // a write made meanwhile carries its own projection. Ends by marking the tenant projected.
-import { allEntryIds, type StoredEntry } from './knowledge.js';
+import { allEntryIds, type StoredEntry } from './knowledgeEntries.js';
 import { keys } from './keys.js';
 import type { StoredProduct } from './products.js';
 import type { DocumentProjection } from './projection.js';
 import { readHashes, type Store } from './redis.js';
+import { projectDocumentsCall, type ProjectDocumentsCall } from './scriptCalls.js';
 
 /** Documents per script call. */
 const BATCH = 200;
@@ -25,8 +26,8 @@ export class ProjectionBackfill {
   /** Projects every product and entry of the tenant, then marks it; the counts projected. */
   async run(tenantId: string): Promise<{ products: number; entries: number }> {
     const productIds = await this.redis.zrange(keys.products(tenantId), '0', '-1');
-    const products = await this.each(productIds.map((id) => keys.product(tenantId, id)), ['doc', 'pext', 'rev'], ([doc, pext]) =>
-      this.projection.product(JSON.parse(doc) as StoredProduct, pext || null),
+    const products = await this.each(productIds.map((id) => keys.product(tenantId, id)), ['doc', 'parent_external_id', 'rev'], ([doc, parentExternalId]) =>
+      this.projection.product(JSON.parse(doc) as StoredProduct, parentExternalId || null),
     );
     const entryIds = await allEntryIds(this.redis, tenantId);
     const entries = await this.each(entryIds.map((id) => keys.entry(tenantId, id)), ['doc', 'rev'], ([doc]) => this.projection.entry(JSON.parse(doc) as StoredEntry));
@@ -40,16 +41,15 @@ export class ProjectionBackfill {
     for (let i = 0; i < hashKeys.length; i += BATCH) {
       const batch = hashKeys.slice(i, i + BATCH);
       const rows = await readHashes(this.redis, batch, fields);
-      const present: string[] = [];
-      const args: (string | number)[] = [this.projection.versionField, this.projection.version];
+      const documents: ProjectDocumentsCall['documents'] = [];
       rows.forEach((values, k) => {
         const rev = values[values.length - 1];
         if (values[0] === null || rev === null) return;
-        const pairs = project(values as string[]);
-        present.push(batch[k]);
-        args.push(rev, pairs.length / 2, ...pairs);
+        documents.push({ hash: batch[k], expectedRev: rev, fields: project(values as string[]) });
       });
-      if (present.length > 0) projected += await this.redis.projectDocuments(present.length, ...present, ...args);
+      if (documents.length > 0) {
+        projected += await this.redis.projectDocuments(...projectDocumentsCall({ versionField: this.projection.versionField, version: this.projection.version, documents }));
+      }
     }
     return projected;
   }

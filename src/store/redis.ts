@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { RedisTarget } from '../config.js';
 import type { ScriptCommands } from './scripts.js';
+import { readHashesCall } from './scriptCalls.js';
 
 const LUA_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
 
@@ -121,7 +122,7 @@ export async function scanKeys(redis: RedisClient, pattern: string): Promise<str
 /** The same fields of many hashes in one command (store/lua/readHashes.lua), one array per hash. */
 export async function readHashes(redis: Store, hashKeys: string[], fields: readonly string[]): Promise<(string | null)[][]> {
   if (hashKeys.length === 0) return [];
-  const flat = await redis.readHashes(hashKeys.length, ...hashKeys, ...fields);
+  const flat = await redis.readHashes(...readHashesCall(hashKeys, fields));
   return hashKeys.map((_, i) => flat.slice(i * fields.length, (i + 1) * fields.length));
 }
 
@@ -136,6 +137,6 @@ export function isUnavailable(error: unknown): boolean {
     code === 'EPIPE' ||
     error.name === 'ClusterAllFailedError' ||
     // Cluster trouble: a slot without a master, a failover under way, no node reachable.
-    /Connection is closed|Stream isn't writeable|LOADING|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|Too many Cluster redirections/.test(error.message)
+    /Connection is closed|Stream isn't writeable|LOADING|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|Too many Cluster redirections|^(MOVED|ASK) /.test(error.message)
   );
 }

@@ -87,10 +87,20 @@ export class ReplicaAck {
     return round;
   }
 
-  private async waitForReplicas(key: string): Promise<void> {
+  private async waitForReplicas(key: string, retried = false): Promise<void> {
     const wanted = this.wanted(key);
     const replies = await this.connection.pipeline().set(replicaAckMarkerKey(key), '1', 'PX', MARKER_TTL_MS).call('WAIT', wanted, this.options.timeoutMs).exec();
-    for (const [error] of replies ?? []) if (error) throw error;
+    const error = replies?.find(([failed]) => failed)?.[0];
+    if (error) {
+      // A failover moved the slot: this connection's slot map is stale (a pipeline's MOVED does not
+      // refresh it), so every later round would fail the same way. Read the map again, retry once.
+      if (!retried && this.connection instanceof Cluster && /^(MOVED|ASK) /.test(error.message)) {
+        const cluster = this.connection;
+        await new Promise<void>((resolve) => cluster.refreshSlotsCache(() => resolve()));
+        return this.waitForReplicas(key, true);
+      }
+      throw error;
+    }
     const acknowledged = Number(replies?.[1]?.[1] ?? 0);
     if (acknowledged < wanted) this.options.onShortfall?.({ key, wanted, acknowledged });
   }

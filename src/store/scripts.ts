@@ -1,13 +1,15 @@
-// The Lua scripts of store/lua as typed commands: each named `<command>-<number of keys>.lua`
-// (or `<command>.lua`, called with its key count first), its keys and arguments named in the
-// order the script reads them (its header comment tells what each is for), its return codes an
-// enum. Defined on every connection by connectRedis (store/redis.ts).
+// The Lua scripts of store/lua as typed commands: each named `<command>-<number of keys>.lua`,
+// its keys and arguments named in the order the script reads them (its header comment tells what
+// each is for), its return codes an enum; or `<command>.lua`, called with its key count first,
+// its arguments laid out by its builder in store/scriptCalls.ts. Defined on every connection by
+// connectRedis (store/redis.ts).
 import type { AuditArgs, AuditKeys } from './audit.js';
+import type { ScriptCall } from './scriptCalls.js';
 
 type Key = string;
 type Flag = '1' | '0';
 
-/** createSite-8, updateSite-6, deleteSite-9, createCategory-9, updateCategory-9, deleteCategory-10, createUser-6, deleteAudited-5, deleteEntry, deleteProduct-12. */
+/** createSite-8, updateSite-6, deleteSite-9, createCategory-9, updateCategory-9, deleteCategory-10, createUser-6, deleteAudited-5, deleteEntry, deleteProduct-13. */
 export enum WriteResult {
   Done = 1,
   Missing = 0,
@@ -31,7 +33,7 @@ export enum GrantResult {
   ClientGone = -2,
 }
 
-/** storeVectors-2. */
+/** storeVectors-5, markEmbeddingFailed-2. */
 export enum VectorsResult {
   Stored = 1,
   /** The texts changed since (or the document is gone): newer vectors are on their way. */
@@ -57,44 +59,6 @@ export enum TouchResult {
   /** Its bulk item has a result already. */
   Counted = 2,
 }
-
-/**
- * One product of a writeProducts call, named; `writeProductsRow` lays it out in the order the
- * script reads its 17 values, then the search projection's field/value pairs. A `…Ref` is the
- * 1-based position of a key in the call's KEYS (0: none).
- */
-export interface WriteProductsRow {
-  productRef: number;
-  id: string;
-  /** '' = create. */
-  expectedRev: string;
-  externalId: string;
-  previousExternalId: string;
-  /** The translation group a new product claims for its external_id ('' = none). */
-  claimGroup: string;
-  createdMs: number;
-  joinLanguageRef: number;
-  joinCategoryRef: number;
-  leaveRefs: number[];
-  /** Its item index in the bulk job ('' = no job). */
-  jobIndex: number | '';
-  docJson: string;
-  parentExternalId: string;
-  embeddingStatus: string;
-  /** '' = the texts did not change (text hash and sources stay as stored). */
-  textHash: string;
-  textSourcesJson: string;
-  /** Digest of the bulk item applied ('' = none). */
-  itemDigest: string;
-  /** Search projection field/value pairs (an empty value removes the field). */
-  projection: string[];
-}
-
-export const writeProductsRow = (r: WriteProductsRow): (string | number)[] => [
-  r.productRef, r.id, r.expectedRev, r.externalId, r.previousExternalId, r.claimGroup, r.createdMs, r.joinLanguageRef,
-  r.joinCategoryRef, r.leaveRefs.join(','), r.jobIndex, r.docJson, r.parentExternalId, r.embeddingStatus, r.textHash,
-  r.textSourcesJson, r.itemDigest, r.projection.length / 2, ...r.projection,
-];
 
 export interface ScriptCommands {
   createSite(
@@ -129,26 +93,31 @@ export interface ScriptCommands {
   /** 0: a token was taken; else the milliseconds until one is. */
   takeToken(bucket: Key, ratePerSecond: number): Promise<number>;
   /** Per product two values: a ProductWriteResult and its detail. */
-  writeProducts(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<(ProductWriteResult | string)[]>;
-  touchProducts(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<TouchResult[]>;
+  writeProducts(...call: ScriptCall): Promise<(ProductWriteResult | string)[]>;
+  touchProducts(...call: ScriptCall): Promise<TouchResult[]>;
   deleteProduct(
     ...call: [product: Key, externalIds: Key, products: Key, siteProducts: Key, language: Key, category: Key, changes: Key,
-      synced: Key, itemDigests: Key, ...audit: AuditKeys, id: string, externalId: string, hasCategory: Flag, maxlen: number,
-      audited: Flag, ...event: AuditArgs]
+      synced: Key, itemDigests: Key, ...audit: AuditKeys, embeddingCounts: Key, id: string, externalId: string, hasCategory: Flag,
+      maxlen: number, audited: Flag, ...event: AuditArgs]
   ): Promise<WriteResult.Done | WriteResult.Missing>;
   storeVectors(
-    ...call: [doc: Key, changes: Key, thash: string, model: string, kind: 'product' | 'entry', id: string, maxlen: number,
-      ...fieldValues: (string | Buffer)[]]
+    ...call: [doc: Key, changes: Key, embeddingCounts: Key, embeddingRate: Key, tenantModel: Key, textHash: string, model: string, kind: 'product' | 'entry',
+      id: string, maxlen: number, rateBucket: number, expiredBucket: number, ...fieldValues: (string | Buffer)[]]
   ): Promise<VectorsResult>;
+  markEmbeddingFailed(doc: Key, embeddingCounts: Key, textHash: string, kind: 'product' | 'entry'): Promise<VectorsResult>;
+  /** 0: another model's re-embed runs now; 1: counted; 2: counted and finished. */
+  reembedProgress(reembed: Key, model: Key, changes: Key, modelId: string, done: number, maxlen: number, nowIso: string): Promise<0 | 1 | 2>;
   /** [Done, version] written, [Refused] category missing, [Changed] changed meanwhile (or exists on create). */
-  writeEntry(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<[WriteResult.Done, number] | [WriteResult.Refused | WriteResult.Changed]>;
-  deleteEntry(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<WriteResult.Done | WriteResult.Missing | WriteResult.Changed>;
+  writeEntry(...call: ScriptCall): Promise<[WriteResult.Done, number] | [WriteResult.Refused | WriteResult.Changed]>;
+  deleteEntry(...call: ScriptCall): Promise<WriteResult.Done | WriteResult.Missing | WriteResult.Changed>;
   /** [total, ...ids]. */
-  pageEntries(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<(number | string)[]>;
+  pageEntries(...call: ScriptCall): Promise<(number | string)[]>;
   /** The number of documents projected. */
-  projectDocuments(numberOfKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
-  readHashes(numberOfKeys: number, ...keysThenFields: string[]): Promise<(string | null)[]>;
-  readHashesBuffer(numberOfKeys: number, ...keysThenFields: string[]): Promise<(Buffer | null)[]>;
+  projectDocuments(...call: ScriptCall): Promise<number>;
+  /** The number of hashes changed. */
+  renameFields(...call: ScriptCall): Promise<number>;
+  readHashes(...call: ScriptCall): Promise<(string | null)[]>;
+  readHashesBuffer(...call: ScriptCall): Promise<(Buffer | null)[]>;
   oauthExchangeCode(
     ...call: [code: Key, client: Key, grant: Key, access: Key, refresh: Key, clientGrants: Key, approvingKey: Key,
       grantId: string, grantJson: string, accessJson: string, refreshJson: string, accessTtlMs: number, grantTtlMs: number,

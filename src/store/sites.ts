@@ -66,7 +66,7 @@ export class SiteRepository {
 
   async list(tenantId: string): Promise<{ sites: StoredSite[]; defaultId: string | null }> {
     const [{ items }, defaultId] = await Promise.all([
-      listDocs<StoredSite>(this.redis, keys.sites(tenantId), (id) => keys.site(tenantId, id)),
+      listDocs<StoredSite>(this.redis, { indexKey: keys.sites(tenantId), docKey: (id) => keys.site(tenantId, id) }),
       this.redis.get(keys.defaultSite(tenantId)),
     ]);
     return { sites: items, defaultId };

@@ -4,6 +4,7 @@ import { listDocs, readDoc, type Page } from './docs.js';
 import { keys } from './keys.js';
 import type { Store } from './redis.js';
 import { WriteResult } from './scripts.js';
+import { LAYOUT_VERSION } from './layoutMigration.js';
 
 /** Tenants, their users and API keys. */
 export class TenantRepository {
@@ -13,7 +14,8 @@ export class TenantRepository {
   async create(tenant: Tenant): Promise<boolean> {
     const claimed = await this.redis.hsetnx(keys.tenantSlugs, tenant.slug, tenant.id);
     if (claimed === 0) return false;
-    await this.redis.set(keys.tenant(tenant.id), JSON.stringify(tenant));
+    // A new tenant's data is stored in today's layout: nothing for a migration to do.
+    await this.redis.multi().set(keys.tenant(tenant.id), JSON.stringify(tenant)).set(keys.storedLayout(tenant.id), LAYOUT_VERSION).exec();
     return true;
   }
 
@@ -28,7 +30,7 @@ export class TenantRepository {
   /** Stores changed settings with their audit event (entity: the tenant). */
   async saveSettings(tenant: Tenant, actor: AuditActor): Promise<void> {
     const multi = this.redis.multi().set(keys.tenant(tenant.id), JSON.stringify(tenant));
-    await appendAudit(multi, tenant.id, actor, { action: 'update', entityType: 'settings', entityId: tenant.id }).exec();
+    await appendAudit(multi, tenant.id, { actor, event: { action: 'update', entityType: 'settings', entityId: tenant.id } }).exec();
   }
 
   async list(): Promise<Tenant[]> {
@@ -70,7 +72,7 @@ export class UserRepository {
   }
 
   list(tenantId: string, page: Page) {
-    return listDocs<User>(this.redis, keys.users(tenantId), (id) => keys.user(tenantId, id), page);
+    return listDocs<User>(this.redis, { indexKey: keys.users(tenantId), docKey: (id) => keys.user(tenantId, id) }, page);
   }
 }
 
@@ -82,7 +84,7 @@ export class ApiKeyRepository {
       .multi()
       .set(keys.apiKey(key.tenant_id, key.id), JSON.stringify(key))
       .zadd(keys.apiKeys(key.tenant_id), Date.parse(key.created_at), key.id);
-    await appendAudit(multi, key.tenant_id, actor, { action: 'create', entityType: 'api_key', entityId: key.id }).exec();
+    await appendAudit(multi, key.tenant_id, { actor, event: { action: 'create', entityType: 'api_key', entityId: key.id } }).exec();
   }
 
   get(tenantId: string, id: string): Promise<ApiKeyRecord | null> {
@@ -90,7 +92,7 @@ export class ApiKeyRepository {
   }
 
   list(tenantId: string) {
-    return listDocs<ApiKeyRecord>(this.redis, keys.apiKeys(tenantId), (id) => keys.apiKey(tenantId, id));
+    return listDocs<ApiKeyRecord>(this.redis, { indexKey: keys.apiKeys(tenantId), docKey: (id) => keys.apiKey(tenantId, id) });
   }
 
   /** Records use without rewriting the document's other fields (a revoke may race it). */
@@ -105,8 +107,8 @@ export class ApiKeyRepository {
   }
 
   revoke(tenantId: string, id: string, actor: AuditActor): Promise<boolean> {
-    return deleteAudited(this.redis, { key: keys.apiKey(tenantId, id), index: keys.apiKeys(tenantId), tenantId }, actor, {
-      action: 'delete', entityType: 'api_key', entityId: id,
+    return deleteAudited(this.redis, { key: keys.apiKey(tenantId, id), index: keys.apiKeys(tenantId), tenantId }, {
+      actor, event: { action: 'delete', entityType: 'api_key', entityId: id },
     });
   }
 

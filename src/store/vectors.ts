@@ -2,6 +2,7 @@
 // and the guarded store.
 import { createHash } from 'node:crypto';
 import { fromBytes, toBytes } from './vectorBytes.js';
+import { rateBuckets } from './embeddingProgress.js';
 import { CHANGE_STREAM_MAXLEN, embeddingCacheKey, keys } from './keys.js';
 import type { ProductTextSources, StoredProduct } from './products.js';
 import type { Store } from './redis.js';
@@ -26,20 +27,27 @@ export const vectorField = (model: string, name: string): string => `v:${model}:
 const CACHE_TTL_SECONDS = 30 * 24 * 3600;
 export const textKey = (text: string) => createHash('sha256').update(text).digest('hex');
 
+/** Vectors computed by one model, by name (null: that text is empty), for the texts of one hash. */
+export interface ComputedVectors {
+  textHash: string;
+  model: string;
+  vectors: Record<string, Float32Array | null>;
+}
+
 export class VectorRepository {
   constructor(private readonly redis: Store) {}
 
   /** A knowledge entry's current texts (name → text or null) and their hash; null when it is gone. */
-  async entryTexts(tenantId: string, id: string): Promise<{ texts: Record<string, string | null>; thash: string } | null> {
-    const [texts, thash] = await this.redis.hmget(keys.entry(tenantId, id), 'texts', 'thash');
-    return texts && thash ? { texts: JSON.parse(texts) as Record<string, string | null>, thash } : null;
+  async entryTexts(tenantId: string, id: string): Promise<{ texts: Record<string, string | null>; textHash: string } | null> {
+    const [texts, textHash] = await this.redis.hmget(keys.entry(tenantId, id), 'texts', 'text_hash');
+    return texts && textHash ? { texts: JSON.parse(texts) as Record<string, string | null>, textHash } : null;
   }
 
   /** What a product's texts are made of (the stored document and the texts given explicitly) and their hash; null when it is gone. */
-  async productTextInputs(tenantId: string, id: string): Promise<{ doc: StoredProduct; sources: ProductTextSources; thash: string } | null> {
-    const [doc, sources, thash] = await this.redis.hmget(keys.product(tenantId, id), 'doc', 'tsrc', 'thash');
-    if (!doc || !thash) return null;
-    return { doc: JSON.parse(doc) as StoredProduct, sources: sources ? (JSON.parse(sources) as ProductTextSources) : {}, thash };
+  async productTextInputs(tenantId: string, id: string): Promise<{ doc: StoredProduct; sources: ProductTextSources; textHash: string } | null> {
+    const [doc, sources, textHash] = await this.redis.hmget(keys.product(tenantId, id), 'doc', 'text_sources', 'text_hash');
+    if (!doc || !textHash) return null;
+    return { doc: JSON.parse(doc) as StoredProduct, sources: sources ? (JSON.parse(sources) as ProductTextSources) : {}, textHash };
   }
 
   // The cache's keys spread over a cluster's slots, so one command per key: auto-pipelining sends
@@ -54,15 +62,18 @@ export class VectorRepository {
   }
 
   /** Stores the vectors if the document's texts are still those they were computed for. */
-  async store(tenantId: string, target: VectorTarget, thash: string, model: string, vectors: Record<string, Float32Array | null>): Promise<boolean> {
+  async store(tenantId: string, target: VectorTarget, { textHash, model, vectors }: ComputedVectors): Promise<boolean> {
     const pairs = Object.entries(vectors).flatMap(([name, v]) => [vectorField(model, name), v ? toBytes(v) : '']);
-    const key = docKey(tenantId, target);
-    return (await this.redis.storeVectors(key, keys.changes(tenantId), thash, model, target.kind, target.id, CHANGE_STREAM_MAXLEN, ...pairs)) === VectorsResult.Stored;
+    const { current, expired } = rateBuckets(Date.now());
+    const stored = await this.redis.storeVectors(
+      docKey(tenantId, target), keys.changes(tenantId), keys.embeddingCounts(tenantId), keys.embeddingRate(tenantId),
+      keys.embeddingModel(tenantId), textHash, model, target.kind, target.id, CHANGE_STREAM_MAXLEN, current, expired, ...pairs,
+    );
+    return stored === VectorsResult.Stored;
   }
 
-  /** Marks the embedding failed, unless newer texts are already on their way. */
-  async markFailed(tenantId: string, target: VectorTarget, thash: string): Promise<void> {
-    const key = docKey(tenantId, target);
-    if ((await this.redis.hget(key, 'thash')) === thash) await this.redis.hset(key, 'estatus', 'failed');
+  /** Marks the embedding failed, unless newer texts are already on their way (`textHash` absent: whatever texts it has). */
+  async markFailed(tenantId: string, target: VectorTarget, textHash?: string): Promise<void> {
+    await this.redis.markEmbeddingFailed(docKey(tenantId, target), keys.embeddingCounts(tenantId), textHash ?? '', target.kind);
   }
 }

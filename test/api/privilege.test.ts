@@ -56,7 +56,7 @@ describe('POST /api/knowledge/api-keys: never more than the caller holds', () =>
   });
 
   test('a key for another user is refused (403), whatever the scopes; the caller\'s own id is fine', async () => {
-    const other = await stack.services.users.create(t.tenant.id, `other-${randomUUID()}@x.test`, 'Other');
+    const other = await stack.services.users.create(t.tenant.id, { email: `other-${randomUUID()}@x.test`, name: 'Other' });
     for (const scopes of [['knowledge:read'], ['admin']]) {
       const res = await mint(t, { scopes, user_id: other.id });
       assertError(res, 403);

@@ -3,18 +3,9 @@
 // (workers, `kcs admin`) unchanged.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { problemsOf } from '../helpers/configProblems.js';
 import { describeTarget, redisEnv } from '../../src/store/redis.js';
-
-const problemsOf = (env: Record<string, string>): string[] => {
-  try {
-    loadConfig(env);
-    return [];
-  } catch (error) {
-    assert.ok(error instanceof ConfigError);
-    return error.problems;
-  }
-};
 
 test('seed nodes as host:port; WAIT for one replica by default on a cluster, none on one server', () => {
   const config = loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, 10.0.0.2:7001,[::1]:7002' });

@@ -98,3 +98,16 @@ test('bad configuration is reported per variable', async () => {
   assert.match(kcs.stderr, /LOG_LEVEL="loud" must be one of/);
   assert.match(kcs.stderr, /REDIS_URL="http:\/\/x" must be a redis:\/\//);
 });
+
+test('a model directory that holds no model is a configuration error, said before anything starts', async () => {
+  const empty = mkdtempSync(join(tmpdir(), 'kcs-no-model-'));
+  try {
+    const kcs = new CliProcess(['serve'], { KCS_EMBEDDER: 'onnx', KCS_ONNX_MODEL_DIR: empty, REDIS_URL: 'redis://127.0.0.1:1' });
+    const code = await new Promise((done) => kcs.child.once('exit', done));
+    assert.equal(code, 1);
+    assert.match(kcs.stderr, /Invalid configuration:\n {2}- KCS_ONNX_MODEL_DIR: .* holds no ONNX model/);
+    assert.doesNotMatch(kcs.stderr, /\n\s+at /, 'no stack trace');
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
+});

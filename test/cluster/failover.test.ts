@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import calculateSlot from 'cluster-key-slot';
+import type { Cluster } from 'ioredis';
 import { keys, replicaAckMarkerKey } from '../../src/store/keys.js';
 import { ReplicaAck } from '../../src/store/replicaAck.js';
 import { startRedisCluster, type RedisCluster } from '../helpers/redisCluster.js';
@@ -55,6 +56,8 @@ test('WAIT: a write is confirmed by the replica; a replica that cannot answer in
   try {
     const key = keys.tenant(t.tenant.id);
     const shortfalls: { wanted: number; acknowledged: number }[] = [];
+    // ReplicaAck waits for the replicas this client's slot map names.
+    assert.ok((redis as Cluster).slots[calculateSlot(key)]?.length >= 2, 'the client knows the replica of the tenant\'s master');
     const ack = await ReplicaAck.open(redis, { replicas: 1, timeoutMs: 300, onShortfall: (e) => shortfalls.push(e) });
     await redis.set(`${keys.tenant(t.tenant.id)}:probe`, '1');
     await ack.confirm(key);
@@ -129,8 +132,9 @@ test('kill -9 of the master of the tenant\'s slot mid-write: fast 503s, recovery
 
 /** Whether the node at `port` replicates the master at `masterPort` (ROLE of a replica names its master). */
 function replicaOf(port: number, masterPort: number): boolean {
-  const role = spawnSyncText('redis-cli', ['-p', String(port), 'ROLE']);
-  return role.startsWith('slave') && role.includes(String(masterPort));
+  // ROLE of a replica: slave, master host, master port, state, offset (one per line).
+  const [role, , port2] = spawnSyncText('redis-cli', ['-p', String(port), 'ROLE']).split('\n');
+  return role === 'slave' && port2 === String(masterPort);
 }
 
 const spawnSyncText = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: 'utf8' }).stdout;

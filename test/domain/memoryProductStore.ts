@@ -34,7 +34,7 @@ export class MemoryProductStore implements ProductStore {
 
   async get(_tenantId: string, id: string): Promise<ProductRecord | null> {
     const row = this.rows.get(id);
-    return row ? structuredClone({ doc: row.doc, rev: row.rev, parentExternalId: row.parentExternalId, thash: row.thash, synced: row.synced, embeddingStatus: row.embeddingStatus }) : null;
+    return row ? structuredClone({ doc: row.doc, rev: row.rev, parentExternalId: row.parentExternalId, textHash: row.textHash, synced: row.synced, embeddingStatus: row.embeddingStatus }) : null;
   }
 
   async getMany(tenantId: string, ids: string[]): Promise<(ProductRecord | null)[]> {
@@ -61,7 +61,7 @@ export class MemoryProductStore implements ProductStore {
       }
       this.rows.set(w.doc.id, {
         doc: structuredClone(w.doc), rev: String(Number(current?.rev ?? 0) + 1), parentExternalId: w.parentExternalId,
-        thash: w.textSources ? w.thash : (current?.thash ?? ''), synced, embeddingStatus: w.embeddingStatus, itemDigest: w.ih ?? null,
+        textHash: w.textSources ? w.textHash : (current?.textHash ?? ''), synced, embeddingStatus: w.embeddingStatus, itemDigest: w.itemDigest ?? null,
       });
       this.writes++;
       if (w.jobItem) this.count(w.jobItem, w.previous ? 'updated' : 'created');
@@ -75,7 +75,7 @@ export class MemoryProductStore implements ProductStore {
       if (t.jobItem && this.jobResults.has(`${t.jobItem.jobId} ${t.jobItem.index}`)) return 'done';
       if (!row || (t.field === 'rev' ? row.rev : row.itemDigest) !== t.expected) return 'differs';
       row.synced = synced;
-      if (t.ih) row.itemDigest = t.ih;
+      if (t.itemDigest) row.itemDigest = t.itemDigest;
       if (t.jobItem) this.count(t.jobItem, 'unchanged');
       return 'touched';
     });

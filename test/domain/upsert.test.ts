@@ -10,7 +10,7 @@ import { MemoryProductStore } from './memoryProductStore.js';
 
 const T = 'tenant-1';
 const SITE = 'site-1';
-const scheduled: { productId: string; thash: string }[] = [];
+const scheduled: { productId: string; textHash: string }[] = [];
 const embedding: EmbeddingScheduler = { initialStatus: 'pending', schedule: async (_t, items) => void scheduled.push(...items) };
 
 let store: MemoryProductStore;
@@ -88,19 +88,19 @@ test("PUT of another product's external_id is a conflict, and nothing changes", 
 
 test('bulk fast path: an item whose digest is the one last applied is unchanged without a read; each job item counts once', async () => {
   const job = (index: number) => ({ jobId: 'job-1', index });
-  const [first] = await products.upsertMany(T, [{ siteId: SITE, input: item(), source: 'bulk', ih: 'digest-1', jobItem: job(0) }]);
+  const [first] = await products.upsertMany(T, [{ siteId: SITE, input: item(), source: 'bulk', itemDigest: 'digest-1', jobItem: job(0) }]);
   assert.equal(first.result, 'created');
 
   const settled = await products.settleUnchanged(T, SITE, [
-    { externalId: 'sku-1', ih: 'digest-1', jobItem: { jobId: 'job-2', index: 0 } },
-    { externalId: 'sku-1', ih: 'digest-other', jobItem: { jobId: 'job-2', index: 1 } },
-    { externalId: 'unknown', ih: 'digest-1', jobItem: { jobId: 'job-2', index: 2 } },
+    { externalId: 'sku-1', itemDigest: 'digest-1', jobItem: { jobId: 'job-2', index: 0 } },
+    { externalId: 'sku-1', itemDigest: 'digest-other', jobItem: { jobId: 'job-2', index: 1 } },
+    { externalId: 'unknown', itemDigest: 'digest-1', jobItem: { jobId: 'job-2', index: 2 } },
   ]);
   assert.deepEqual(settled.map((s) => s.result), ['unchanged', 'unsettled', 'unsettled']);
   assert.deepEqual(settled.map((s) => s.id), [first.id, first.id, null]);
   assert.equal(store.jobResults.get('job-2 0'), 'unchanged');
 
-  const again = await products.settleUnchanged(T, SITE, [{ externalId: 'sku-1', ih: 'digest-1', jobItem: { jobId: 'job-2', index: 0 } }]);
+  const again = await products.settleUnchanged(T, SITE, [{ externalId: 'sku-1', itemDigest: 'digest-1', jobItem: { jobId: 'job-2', index: 0 } }]);
   assert.equal(again[0].result, 'done', 'a job item already counted is not counted again');
   assert.equal(store.writes, 1);
 });

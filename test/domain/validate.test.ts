@@ -20,18 +20,18 @@ function nested(levels: number): unknown[] {
 }
 
 test('a million levels of nesting are one error at the first level too deep, not a stack overflow', () => {
-  const errors = validationErrors(Free, { data: { x: nested(1_000_000) } }, 'body');
+  const errors = validationErrors(Free, { data: { x: nested(1_000_000) } }, { root: 'body' });
   const loc = ['body', 'data', 'x', ...Array<number>(MAX_DEPTH - 2).fill(0)];
   assert.deepEqual(errors, [{ loc, msg: `Value error, nesting deeper than ${MAX_DEPTH} levels`, type: 'value_error' }]);
 });
 
 test('exactly the maximum depth is valid', () => {
-  assert.equal(validationErrors(Free, { data: { x: nested(MAX_DEPTH - 2) } }, 'body'), null);
+  assert.equal(validationErrors(Free, { data: { x: nested(MAX_DEPTH - 2) } }, { root: 'body' }), null);
 });
 
 test('errors come in document order; a value refused by the scan is not reported twice', () => {
   const value = JSON.parse('{"name":"\\udfffabcd","data":{"prototype":1,"k\\ud800":[1e400]}}');
-  assert.deepEqual(validationErrors(Free, value, 'body'), [
+  assert.deepEqual(validationErrors(Free, value, { root: 'body' }), [
     { loc: ['body', 'name'], msg: 'Input should be a valid string, unable to parse raw data as a unicode string', type: 'string_unicode' },
     { loc: ['body', 'data', 'prototype'], msg: "Value error, the key 'prototype' is reserved", type: 'value_error' },
     { loc: ['body', 'data', 'k\ud800'], msg: 'Input should be a valid string, unable to parse raw data as a unicode string', type: 'string_unicode' },
@@ -41,11 +41,11 @@ test('errors come in document order; a value refused by the scan is not reported
 
 test('a JSON __proto__ key is refused and never becomes a prototype', () => {
   const value = JSON.parse('{"data":{"__proto__":{"polluted":true}}}');
-  const result = validate(Free, value, 'body');
+  const result = validate(Free, value, { root: 'body' });
   assert.equal(result.ok, false);
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
 });
 
 test('surrogate pairs are characters: counted once, accepted', () => {
-  assert.deepEqual(validate(Free, { name: '😀😀😀', data: { '😀': '😀' } }, 'body'), { ok: true, value: { name: '😀😀😀', data: { '😀': '😀' } } });
+  assert.deepEqual(validate(Free, { name: '😀😀😀', data: { '😀': '😀' } }, { root: 'body' }), { ok: true, value: { name: '😀😀😀', data: { '😀': '😀' } } });
 });

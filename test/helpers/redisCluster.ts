@@ -138,9 +138,14 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   };
   await cluster.waitHealthy();
   // And every master's replica known to the cluster (clients learn the replicas from CLUSTER SLOTS).
-  await until('a replica for every master', 30_000, async () => {
-    const slots = (await ask(nodes[0].port, (c) => c.cluster('SLOTS'))) as unknown as unknown[][];
-    return slots.length > 0 && slots.every((range) => range.length >= 4);
+  // Every node is asked: a client reads the map from whichever node it reaches first, and a node
+  // lists a replica only once it has heard (by gossip) that the replica has synced.
+  await until('a replica for every master, as every node sees it', 30_000, async () => {
+    for (const node of nodes) {
+      const slots = (await ask(node.port, (c) => c.cluster('SLOTS'))) as unknown as unknown[][];
+      if (slots.length === 0 || !slots.every((range) => range.length >= 4)) return false;
+    }
+    return true;
   });
   return cluster;
 }

@@ -148,7 +148,7 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
     async tenant(slug = `t${runTag}x${++tenantCounter}`) {
       const { tenants, users, apiKeys } = server.services;
       const tenant = await tenants.create(slug, `Tenant ${slug}`);
-      const user = await users.create(tenant.id, `admin@${slug}.test`, 'Admin');
+      const user = await users.create(tenant.id, { email: `admin@${slug}.test`, name: 'Admin' });
       const keyWith = async (scopes: string[]) => (await apiKeys.create(tenant.id, { userId: user.id, name: 'test', scopes })).key;
       const key = await keyWith([...SCOPES]);
       return {

@@ -24,7 +24,7 @@ test('Redis outage → 503 with Retry-After, then recovery', async () => {
   let restarted: ReturnType<typeof spawn> | null = null;
   try {
     const tenant = await server.services.tenants.create('down', 'Down');
-    const user = await server.services.users.create(tenant.id, 'a@down.test', 'A');
+    const user = await server.services.users.create(tenant.id, { email: 'a@down.test', name: 'A' });
     const { key } = await server.services.apiKeys.create(tenant.id, { userId: user.id, name: 'k', scopes: [...SCOPES] });
     const host = `down.localhost:${server.port}`;
     assert.equal((await httpJson(server.port, host, 'GET', '/api/knowledge/sites', key)).status, 200);

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServices, type Services } from '../../src/app.js';
-import type { Caller } from '../../src/domain/knowledge.js';
+import type { Caller } from '../../src/domain/knowledgeEntries.js';
 import type { ProductInput } from '../../src/domain/products.js';
 import { noSearchRefresh, type SearchRefresh } from '../../src/domain/searchRefresh.js';
 import type { EntryAccess, Hit, ProductFilters, ProductSearch, KnowledgeSearch, EntryFilters } from '../../src/search/engine.js';
@@ -72,9 +72,9 @@ export async function storeVectors(
   vectors: Record<string, Float32Array>,
   model = MODEL,
 ): Promise<void> {
-  const thash = await redis.hget(kind === 'product' ? keys.product(tenantId, id) : keys.entry(tenantId, id), 'thash');
-  assert.ok(thash, `the ${kind} ${id} has a stored thash`);
-  const stored = await new VectorRepository(redis).store(tenantId, { kind, id }, thash, model, vectors);
+  const textHash = await redis.hget(kind === 'product' ? keys.product(tenantId, id) : keys.entry(tenantId, id), 'text_hash');
+  assert.ok(textHash, `the ${kind} ${id} has a stored textHash`);
+  const stored = await new VectorRepository(redis).store(tenantId, { kind, id }, { textHash, model, vectors });
   assert.equal(stored, true, `vectors of ${kind} ${id} stored`);
 }
 
@@ -117,8 +117,8 @@ export async function openDomain(url: RedisAt, refresh: SearchRefresh = noSearch
 }
 
 /** A domain-level caller (what callerOf makes of an authenticated request). */
-export const caller = (userId: string, scopes: string[]): Caller => ({
-  userId, scopes: new Set(scopes), credentialId: null, clientId: null, source: 'api',
+export const caller = (tenantId: string, userId: string, scopes: string[]): Caller => ({
+  tenantId, userId, scopes: new Set(scopes), credentialId: null, clientId: null, source: 'api',
 });
 
 export const uniqueSlug = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
@@ -274,23 +274,23 @@ export interface KnowledgeBase {
   key: Record<string, string>;
 }
 
-/** Writes the entries through KnowledgeService as their authors (and their vectors through VectorRepository). */
+/** Writes the entries through KnowledgeEntryService as their authors (and their vectors through VectorRepository). */
 export async function writeKnowledge(domain: Domain, tenantId: string, ownerId: string, withVectors = true): Promise<KnowledgeBase> {
-  const { users, categories, knowledge } = domain.services;
-  const other = await users.create(tenantId, `other-${randomUUID().slice(0, 6)}@example.test`, 'Other');
+  const { users, categories, knowledgeEntries } = domain.services;
+  const other = await users.create(tenantId, { email: `other-${randomUUID().slice(0, 6)}@example.test`, name: 'Other' });
   const main = await categories.create(tenantId, { name: 'Guides' });
   const glossary = await categories.create(tenantId, { name: 'Glossary' });
   const projectId = randomUUID();
   const out: KnowledgeBase = { owner: ownerId, other: other.id, categories: { main: main.id, glossary: glossary.id }, projectId, id: {}, key: {} };
   for (const spec of ENTRIES) {
-    const author = caller(spec.author === 'owner' ? ownerId : other.id, ALL_VISIBILITY);
+    const author = caller(tenantId, spec.author === 'owner' ? ownerId : other.id, ALL_VISIBILITY);
     const isGlossary = spec.key === 'glossary';
     const input = {
       ...spec.body,
       category_id: isGlossary ? glossary.id : main.id,
       ...(isGlossary ? { project_ids: [projectId] } : {}),
     };
-    const view = await knowledge.create(tenantId, author, input as never, spec.body.visibility === 'personal');
+    const view = await knowledgeEntries.create(author, input as never, spec.body.visibility === 'personal');
     out.id[spec.key] = view.id;
     out.key[view.id] = spec.key;
     if (withVectors && spec.vector) {
@@ -314,7 +314,7 @@ export type ProductSearchOver = Partial<Omit<ProductSearch, 'filters'>> & { filt
 
 /** A product search: keyword, no vector, English semantic, the first 100 hits, unless said otherwise. */
 export const productSearch = (over: ProductSearchOver = {}): ProductSearch => ({
-  query: '', mode: 'keyword', vector: null, semanticLanguages: ['en'], limit: 100, offset: 0, facets: [],
+  query: '', mode: 'keyword', vector: null, model: MODEL, semanticLanguages: ['en'], limit: 100, offset: 0, facets: [],
   ...over,
   filters: { variantStrategy: 'all', ...over.filters },
 });
@@ -322,7 +322,7 @@ export const productSearch = (over: ProductSearchOver = {}): ProductSearch => ({
 export type KnowledgeSearchOver = Partial<Omit<KnowledgeSearch, 'filters'>> & { filters: Partial<EntryFilters> & { access: EntryAccess } };
 
 export const knowledgeSearch = (over: KnowledgeSearchOver): KnowledgeSearch => ({
-  query: '', mode: 'keyword', vector: null, semanticLanguages: ['en'], limit: 100, offset: 0,
+  query: '', mode: 'keyword', vector: null, model: MODEL, semanticLanguages: ['en'], limit: 100, offset: 0,
   ...over,
 });
 

@@ -10,7 +10,8 @@ import { test } from 'node:test';
 import type { RedisOptions } from 'ioredis';
 import { connectRedis } from '../../src/store/redis.js';
 import { searchModuleAt, SKIP_WITHOUT_QUERY_ENGINE } from '../helpers/queryEngine.js';
-import { searchEngineContract } from './contract.js';
+import { searchEngineContract } from './contract/index.js';
+import { ServingModels } from '../../src/search/servingModels.js';
 
 const url = process.env.REDIS_URL;
 
@@ -36,7 +37,7 @@ if (url && (await searchModuleAt(url))) {
         await own.connect();
         // Tenants written before the engine starts are projected again here (the maintenance job's work).
         const project = async (tenantId: string) => void (await new ProjectionBackfill(redis, queryEngineProjection).run(tenantId));
-        const engine = new RedisQueryEngine(own, log, { ...options, project, exactLimit: run.exactLimit });
+        const engine = new RedisQueryEngine(own, log, { models: new ServingModels(own, { configured: options }), project, exactLimit: run.exactLimit });
         const close = engine.close.bind(engine);
         engine.close = async () => {
           await close();

@@ -14,6 +14,8 @@ import { connectRedis, type Store } from '../../src/store/redis.js';
 import { VectorRepository } from '../../src/store/vectors.js';
 import { searchModuleAt, SKIP_WITHOUT_QUERY_ENGINE } from '../helpers/queryEngine.js';
 import { startStack, type Stack } from '../helpers/stack.js';
+import { ServingModels } from '../../src/search/servingModels.js';
+import { collectionOf } from '../../src/search/redisQuery/schema.js';
 import {
   DIM, MODEL, SEARCH_PRODUCTS, axis, keysOf, openDomain, productSearch, sorted, uniqueSlug, within, writeCatalogue,
   type Domain,
@@ -39,7 +41,7 @@ if (!available) {
 
     const engine = async () => {
       const e = new RedisQueryEngine(redis, log, {
-        modelId: MODEL, dimension: DIM,
+        models: new ServingModels(redis, { configured: { modelId: MODEL, dimension: DIM } }),
         project: async (tenantId) => {
           projected.push(tenantId);
           await new ProjectionBackfill(redis, queryEngineProjection).run(tenantId);
@@ -103,7 +105,7 @@ if (!available) {
       const upsert = (over: Partial<ProductInput> = {}) => projecting.services.products.upsert(tenantId, { siteId: site.id, input: { ...input, ...over } as ProductInput, source: 'api' });
       const { id } = await upsert();
       assert.deepEqual(await products(e, tenantId, 'backpack'), [id]);
-      const index = (e as unknown as { indexes: { products(t: string): { index: string; prefix: string } } }).indexes.products(tenantId);
+      const index = collectionOf('product', tenantId, { modelId: MODEL, dimension: DIM });
       const internalId = async () => String(await redis.call('FT.DEBUG', 'DOCIDTOID', index.index, index.prefix + id));
       const before = await internalId().catch(() => null);
       if (before === null) return t.skip('FT.DEBUG is not allowed on this server');
@@ -152,11 +154,11 @@ if (!available) {
       const e = await engine();
       const tenantId = await tenant(projecting);
       const site = await projecting.services.sites.create(tenantId, { slug: 'shop', name: 'Shop', language: 'en' });
-      const { id, thash } = await projecting.services.products.upsert(tenantId, { siteId: site.id, input: { title: 'Walking Stick', language: 'en' } as ProductInput, source: 'api' });
-      assert.ok(await new VectorRepository(redis).store(tenantId, { kind: 'product', id }, thash, 'other-model', { description: new Float32Array(DIM * 2).fill(0.1) }));
+      const { id, textHash } = await projecting.services.products.upsert(tenantId, { siteId: site.id, input: { title: 'Walking Stick', language: 'en' } as ProductInput, source: 'api' });
+      assert.ok(await new VectorRepository(redis).store(tenantId, { kind: 'product', id }, { textHash, model: 'other-model', vectors: { description: new Float32Array(DIM * 2).fill(0.1) } }));
       assert.deepEqual(await products(e, tenantId, 'walking stick'), [id]);
       assert.deepEqual((await e.searchProducts(tenantId, productSearch({ mode: 'semantic', vector: axis(1) }))).hits, [], 'no vector of its model');
-      assert.ok(await new VectorRepository(redis).store(tenantId, { kind: 'product', id }, thash, MODEL, { description: axis(1) }));
+      assert.ok(await new VectorRepository(redis).store(tenantId, { kind: 'product', id }, { textHash, model: MODEL, vectors: { description: axis(1) } }));
       assert.deepEqual((await e.searchProducts(tenantId, productSearch({ mode: 'semantic', vector: axis(1) }))).hits.map((h) => h.id), [id]);
     });
   });
@@ -176,7 +178,7 @@ if (!available) {
       try {
         const { services } = plain;
         const tenant = await services.tenants.create(uniqueSlug('legacy'), 'Legacy');
-        const user = await services.users.create(tenant.id, `admin@${tenant.slug}.test`, 'Admin');
+        const user = await services.users.create(tenant.id, { email: `admin@${tenant.slug}.test`, name: 'Admin' });
         const { key } = await services.apiKeys.create(tenant.id, { userId: user.id, name: 'test', scopes: ['catalog:read'] });
         const site = await services.sites.create(tenant.id, { slug: 'legacy', name: 'Legacy', language: 'en' });
         const { id } = await services.products.upsert(tenant.id, { siteId: site.id, input: { title: 'Legacy Lantern', language: 'en' } as ProductInput, source: 'api' });

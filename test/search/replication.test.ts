@@ -79,7 +79,7 @@ before(async () => {
   const domain = await openDomain(redisAt);
   try {
     const tenant = await domain.services.tenants.create(slug, 'Replication');
-    const user = await domain.services.users.create(tenant.id, `admin@${slug}.test`, 'Admin');
+    const user = await domain.services.users.create(tenant.id, { email: `admin@${slug}.test`, name: 'Admin' });
     key = (await domain.services.apiKeys.create(tenant.id, { userId: user.id, name: 'test', scopes: [...SCOPES] })).key;
   } finally {
     domain.close();
@@ -159,7 +159,7 @@ test(`a tenant created while both run: B follows it once searched, within ${BOUN
   const late = uniqueSlug('late');
   try {
     const tenant = await domain.services.tenants.create(late, 'Late');
-    const user = await domain.services.users.create(tenant.id, `admin@${late}.test`, 'Admin');
+    const user = await domain.services.users.create(tenant.id, { email: `admin@${late}.test`, name: 'Admin' });
     const lateKey = (await domain.services.apiKeys.create(tenant.id, { userId: user.id, name: 'test', scopes: [...SCOPES] })).key;
     const on = (s: Serve, method: string, path: string, body?: unknown) => httpJson(s.port, `${late}.localhost:${s.port}`, method, path, lateKey, body);
     const ids = async (s: Serve, query: string) => (await on(s, 'POST', SEARCH_PRODUCTS, { query })).body.hits.map((h: { id: string }) => h.id);

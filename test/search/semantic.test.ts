@@ -5,10 +5,9 @@
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
+import { waitEmbedded } from '../helpers/embedding.js';
 import { startStack, type Stack, type TenantFixture } from '../helpers/stack.js';
 import { SEARCH_KNOWLEDGE, SEARCH_PRODUCTS, createSiteHttp, relatedProductsPath, searchHttp, upsertHttp } from './fixtures.js';
-
-const EMBED_TIMEOUT_MS = 60_000;
 
 let stack: Stack;
 let t: TenantFixture;
@@ -22,18 +21,6 @@ const PRODUCTS: Record<string, Record<string, unknown>> = {
   chair: { title: 'Office Chair', description: 'Ergonomic seat with lumbar support and armrests.', availability: 'InStock' },
   hose: { title: 'Garden Hose', description: 'Twenty metres of flexible tubing for watering plants.', availability: 'InStock' },
 };
-
-async function waitEmbedded(path: string, what: string): Promise<void> {
-  const deadline = Date.now() + EMBED_TIMEOUT_MS;
-  for (;;) {
-    const res = await t.request('GET', path);
-    assert.equal(res.status, 200, res.text);
-    if (res.body.embedding_status === 'ready') return;
-    assert.notEqual(res.body.embedding_status, 'failed', `${what} failed to embed`);
-    assert.ok(Date.now() < deadline, `${what} was not embedded within ${EMBED_TIMEOUT_MS / 1000} s (${res.body.embedding_status})`);
-    await delay(200);
-  }
-}
 
 before(async () => {
   stack = await startStack({ KCS_EMBEDDER: 'local' });
@@ -49,8 +36,8 @@ before(async () => {
   entry.returns = await create({ title: 'Sending items back', content: 'Customers may return purchases within thirty days for their money.', visibility: 'public', tags: ['returns'] });
   entry.approvals = await create({ title: 'Approval limits', content: 'Managers sign off reimbursements above five hundred euros.', visibility: 'restricted' });
   entry.kettle = await create({ title: 'Broken kettle call', content: 'A caller wanted compensation for a kettle that stopped heating.', visibility: 'public' });
-  for (const [key, p] of Object.entries(product)) await waitEmbedded(`/api/knowledge/products/${p.id}`, `product ${key}`);
-  for (const [key, e] of Object.entries(entry)) await waitEmbedded(`/api/knowledge/knowledge-entries/${e.id}`, `entry ${key}`);
+  for (const [key, p] of Object.entries(product)) await waitEmbedded(t, `/api/knowledge/products/${p.id}`, `product ${key}`);
+  for (const [key, e] of Object.entries(entry)) await waitEmbedded(t, `/api/knowledge/knowledge-entries/${e.id}`, `entry ${key}`);
   // The vectors reach the engine through the change stream: wait until every product is searched semantically.
   const deadline = Date.now() + 5000;
   for (;;) {

@@ -1,37 +1,18 @@
 // The Lua scripts on their own, against a private redis-server: each return code of each script
 // (store/scripts.ts), and that a refused write leaves nothing behind.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { auditArgs, auditKeys, type AuditActor } from '../../src/store/audit.js';
-import { startEmbeddedRedis, type EmbeddedRedis } from '../../src/store/embeddedRedis.js';
 import { keys } from '../../src/store/keys.js';
-import { connectRedis, type Store } from '../../src/store/redis.js';
 import { GrantResult, VectorsResult, WriteResult } from '../../src/store/scripts.js';
 import { toBytes } from '../../src/store/vectorBytes.js';
+import { privateRedis } from './privateRedis.js';
 
 const T = 'tenant-1';
 const MAXLEN = 1000;
 const actor: AuditActor = { userId: 'u1', credentialId: 'k1', clientId: null, source: 'api' };
 
-let dir: string;
-let server: EmbeddedRedis;
-let redis: Store;
-
-before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'kcs-scripts-'));
-  server = await startEmbeddedRedis(dir, { persist: false });
-  redis = connectRedis(server.url);
-  await redis.connect();
-});
-
-after(async () => {
-  redis?.disconnect();
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const redis = privateRedis();
 
 const siteCall = (id: string, slug: string) => [
   keys.site(T, id), keys.sites(T), keys.siteSlugs(T), keys.defaultSite(T), keys.changes(T), ...auditKeys(T, 'site', id),
@@ -149,15 +130,35 @@ test('takeToken: a bucket of `rate` tokens, then the wait in ms', async () => {
   assert.ok(wait > 0 && wait <= 334, `waits ${wait} ms`);
 });
 
-test('storeVectors: Stale when the texts changed since they were read, Stored for the current ones', async () => {
+test('storeVectors: Stale when the texts changed since they were read, Stored for the current ones, counted as ready and in the rate', async () => {
   const product = keys.product(T, 'p1');
-  await redis.hset(product, 'thash', 'current', 'rev', '1');
+  await redis.hset(product, 'text_hash', 'current', 'rev', '1', 'embedding_status', 'pending');
+  await redis.hset(keys.embeddingCounts(T), 'product:pending', 1);
   const vector = toBytes(Float32Array.from([0.6, 0.8]));
-  const store = (thash: string) => redis.storeVectors(product, keys.changes(T), thash, 'm', 'product', 'p1', MAXLEN, 'v:m:description', vector);
+  const store = (textHash: string) =>
+    redis.storeVectors(product, keys.changes(T), keys.embeddingCounts(T), keys.embeddingRate(T), keys.embeddingModel(T), textHash, 'm', 'product', 'p1', MAXLEN, 1000, 970, 'v:m:description', vector);
   assert.equal(await store('old'), VectorsResult.Stale);
   assert.equal(await redis.hexists(product, 'v:m:description'), 0);
   assert.equal(await store('current'), VectorsResult.Stored);
+  assert.equal(await redis.get(keys.embeddingModel(T)), 'm', 'the first vectors make their model the tenant’s');
   assert.deepEqual(await redis.hgetBuffer(product, 'v:m:description'), vector);
+  assert.deepEqual(await redis.hgetall(keys.embeddingCounts(T)), { 'product:pending': '0', 'product:ready': '1' });
+  assert.deepEqual(await redis.hgetall(keys.embeddingRate(T)), { 1000: '1' });
+});
+
+test('markEmbeddingFailed: Stale when the texts changed since, else failed and counted so', async () => {
+  const entry = keys.entry(T, 'e1');
+  await redis.hset(entry, 'text_hash', 'current', 'rev', '1', 'embedding_status', 'pending');
+  await redis.hset(keys.embeddingCounts(T), 'entry:pending', 1);
+  assert.equal(await redis.markEmbeddingFailed(entry, keys.embeddingCounts(T), 'old', 'entry'), VectorsResult.Stale);
+  assert.equal(await redis.hget(entry, 'embedding_status'), 'pending');
+  assert.equal(await redis.markEmbeddingFailed(entry, keys.embeddingCounts(T), 'current', 'entry'), VectorsResult.Stored);
+  assert.equal(await redis.hget(entry, 'embedding_status'), 'failed');
+  assert.deepEqual(await redis.hmget(keys.embeddingCounts(T), 'entry:pending', 'entry:failed'), ['0', '1']);
+  await redis.hset(entry, 'text_hash', 'newer', 'embedding_status', 'pending');
+  assert.equal(await redis.markEmbeddingFailed(entry, keys.embeddingCounts(T), '', 'entry'), VectorsResult.Stored, 'no hash: whatever texts it has');
+  assert.equal(await redis.markEmbeddingFailed(keys.entry(T, 'gone'), keys.embeddingCounts(T), '', 'entry'), VectorsResult.Stale, 'a deleted document stays deleted');
+  assert.equal(await redis.exists(keys.entry(T, 'gone')), 0);
 });
 
 test('oauthIssueToken: ClientGone for a deleted client, Issued for one that exists', async () => {
@@ -171,4 +172,21 @@ test('oauthIssueToken: ClientGone for a deleted client, Issued for one that exis
   await redis.set(keys.oauthClient(T, 'c1'), JSON.stringify({ client_id: 'c1' }));
   assert.equal(await issue('c1'), GrantResult.Issued);
   assert.ok((await redis.pttl(keys.oauthAccessToken(T, 'digest'))) > 0, 'the token expires');
+});
+
+test('reembedProgress: counts for its model only; at the total the model becomes the tenant’s, once, with a change entry', async () => {
+  const [reembed, model, changes] = [keys.reembed(T), keys.embeddingModel(T), keys.changes(T)];
+  await redis.hset(reembed, { model: 'm2', total: 3, done: 0, started_at: 'then' });
+  await redis.set(model, 'm1');
+  const count = (modelId: string, n: number) => redis.reembedProgress(reembed, model, changes, modelId, n, MAXLEN, 'now');
+  assert.equal(await count('m1', 3), 0, 'another model’s count is not this re-embed’s');
+  assert.equal(await count('m2', 2), 1);
+  assert.equal(await redis.get(model), 'm1', 'the old model is served until the last document');
+  const before = await redis.xlen(changes);
+  assert.equal(await count('m2', 1), 2);
+  assert.equal(await redis.get(model), 'm2');
+  assert.equal(await redis.hget(reembed, 'finished_at'), 'now');
+  assert.equal(await redis.xlen(changes), before + 1);
+  assert.equal(await count('m2', 1), 1, 'finished once');
+  assert.equal(await redis.xlen(changes), before + 1);
 });

@@ -7,8 +7,7 @@ import { isUuid } from '../../schemas/common.js';
 import type { OAuthRepository } from '../../store/oauth.js';
 import type { ApiKeyService } from '../apiKeys.js';
 import { isScope } from '../../schemas/scopes.js';
-import type { Tenant } from '../../schemas/records.js';
-import { OAuthError, PENDING_TTL_MS, type AuthorizeOutcome } from './records.js';
+import { OAuthError, PENDING_TTL_MS, type AuthorizeOutcome, type OAuthContext } from './records.js';
 import type { CodeRecord, PendingAuthorization } from '../../schemas/oauthRecords.js';
 import { canonical, CHALLENGE_RE, digestOf, randomSecret, redirectTo, resolveResource, safeEqual, splitScope } from './rules.js';
 
@@ -25,7 +24,7 @@ export class AuthorizationEndpoint {
    * GET /oauth/authorize. An unknown client or redirect URI is an error page, never a redirect;
    * once the redirect URI is known to be the client's, every other error goes back to it.
    */
-  async authorize(tenant: Tenant, issuer: string, query: URLSearchParams): Promise<AuthorizeOutcome> {
+  async authorize({ tenant, issuer }: OAuthContext, query: URLSearchParams): Promise<AuthorizeOutcome> {
     const repeated: string[] = [];
     const one = (name: string) => {
       const values = query.getAll(name);
@@ -112,7 +111,7 @@ export class AuthorizationEndpoint {
    * stored with the request and the one in the page's cookie. Approving needs an API key of this
    * tenant; the code is granted the requested scopes that key holds.
    */
-  async consent(tenant: Tenant, issuer: string, form: URLSearchParams, cookieCsrf: string | null): Promise<AuthorizeOutcome> {
+  async consent({ tenant, issuer }: OAuthContext, form: URLSearchParams, cookieCsrf: string | null): Promise<AuthorizeOutcome> {
     const expired: AuthorizeOutcome = {
       kind: 'error_page',
       status: 400,
@@ -166,7 +165,7 @@ export class AuthorizationEndpoint {
       resource: pending.resource,
       resource_path: pending.resource_path,
     };
-    await this.repo.saveCode(tenant.id, digestOf(code), record, this.lifetimes.codeTtlS * 1000);
+    await this.repo.saveCode(tenant.id, { digest: digestOf(code), record, ttlMs: this.lifetimes.codeTtlS * 1000 });
     return back({ code });
   }
 }

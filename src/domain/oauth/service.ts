@@ -21,6 +21,10 @@ import type { ClientRecord, TokenRecord } from '../../schemas/oauthRecords.js';
 import { validateRegistration } from './registration.js';
 import { digestOf, parseToken, pathWithin, randomSecret, splitScope } from './rules.js';
 import { TokenEndpoint } from './tokens.js';
+import { SCOPES } from '../../schemas/scopes.js';
+
+/** Console addresses (scheme, host, port) kept as the console client's redirect URIs, the latest ones. */
+const MAX_CONSOLE_ADDRESSES = 20;
 
 export class OAuthService {
   /** GET and POST /oauth/authorize. */
@@ -49,7 +53,7 @@ export class OAuthService {
     const meta = validateRegistration(body, registeredBy !== null);
     const beyond = meta.grant_types.includes('client_credentials') ? splitScope(meta.scope).filter((s) => !registrant.scopes?.has(s)) : [];
     if (beyond.length > 0) {
-      throw new OAuthError('insufficient_scope', `A client_credentials client cannot hold scopes its registrant lacks: ${beyond.join(' ')}`, 403);
+      throw new OAuthError('insufficient_scope', `A client_credentials client cannot hold scopes its registrant lacks: ${beyond.join(' ')}`, { status: 403 });
     }
     const clientId = randomUUID();
     const secret = meta.token_endpoint_auth_method === 'none' ? null : `kcs_cs_${randomSecret()}`;
@@ -80,6 +84,42 @@ export class OAuthService {
       scope: client.scope,
       client_secret_expires_at: 0,
     };
+  }
+
+  /**
+   * The console's own public client (authorization code + PKCE, every scope; the consent grants
+   * those the approving key holds), created on first use and given each console address it is
+   * opened at as a redirect URI. Deleting it is allowed: the next console load creates another.
+   */
+  async consoleClient(tenant: Tenant, redirectUri: string): Promise<string> {
+    const recorded = await this.repo.consoleClientId(tenant.id);
+    const client = recorded ? await this.repo.getClient(tenant.id, recorded) : null;
+    if (!client) {
+      // None yet, or an admin deleted it.
+      if (recorded) await this.repo.forgetConsoleClient(tenant.id);
+      const fresh: ClientRecord = {
+        client_id: randomUUID(),
+        tenant_id: tenant.id,
+        client_name: 'kcs console',
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        scope: SCOPES.join(' '),
+        client_id_issued_at: Math.floor(Date.now() / 1000),
+        client_secret_expires_at: 0,
+        registered_by_user_id: null,
+        secret_digest: null,
+      };
+      // Two first loads at once: one client is created, and both use it.
+      const clientId = await this.repo.claimConsoleClient(tenant.id, fresh.client_id);
+      if (clientId === fresh.client_id) await this.repo.createClient(fresh, SYSTEM_ACTOR);
+      return clientId;
+    }
+    if (!client.redirect_uris.includes(redirectUri)) {
+      await this.repo.replaceClient({ ...client, redirect_uris: [...client.redirect_uris, redirectUri].slice(-MAX_CONSOLE_ADDRESSES) });
+    }
+    return client.client_id;
   }
 
   async listClients(tenantId: string): Promise<PublicClient[]> {

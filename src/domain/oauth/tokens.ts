@@ -6,9 +6,15 @@ import { isUuid } from '../../schemas/common.js';
 import { GRANT_TYPES } from '../../schemas/oauth.js';
 import type { IssueResult, NewTokens, OAuthRepository } from '../../store/oauth.js';
 import type { Tenant } from '../../schemas/records.js';
-import { OAuthError, type PresentedClient, type TokenResponse } from './records.js';
+import { OAuthError, type OAuthContext, type PresentedClient, type TokenResponse } from './records.js';
 import type { ClientRecord, CodeRecord, GrantRecord, GrantType } from '../../schemas/oauthRecords.js';
 import { canonical, CODE_RE, digestOf, narrowResource, parseToken, randomSecret, resolveResource, s256, safeEqual, splitScope, VERIFIER_RE } from './rules.js';
+
+/** What an access token holds: its scope, and the resource it is bound to. */
+interface AccessGrant {
+  scope: string[];
+  target: { resource: string; resource_path: string };
+}
 
 export class TokenEndpoint {
   constructor(
@@ -16,12 +22,12 @@ export class TokenEndpoint {
     private readonly lifetimes: OAuthLifetimes,
   ) {}
 
-  async token(tenant: Tenant, issuer: string, presented: PresentedClient): Promise<TokenResponse> {
+  async token(context: OAuthContext, presented: PresentedClient): Promise<TokenResponse> {
     const form = presented.form;
     const repeated = [...new Set([...form.keys()].filter((k) => form.getAll(k).length > 1 && k !== 'resource'))];
     if (repeated.length > 0) throw new OAuthError('invalid_request', `Repeated parameter: ${repeated.join(', ')}`);
     if (form.getAll('resource').length > 1) throw new OAuthError('invalid_target', 'Send at most one resource');
-    const client = await this.authenticateClient(tenant.id, presented);
+    const client = await this.authenticateClient(context.tenant.id, presented);
     const grantType = form.get('grant_type');
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required');
     if (!(GRANT_TYPES as readonly string[]).includes(grantType)) {
@@ -32,15 +38,15 @@ export class TokenEndpoint {
     }
     switch (grantType as GrantType) {
       case 'authorization_code':
-        return this.exchangeCode(tenant, issuer, client, form);
+        return this.exchangeCode(context, client, form);
       case 'refresh_token':
-        return this.refresh(tenant, issuer, client, form);
+        return this.refresh(context, client, form);
       case 'client_credentials':
-        return this.clientCredentials(tenant, issuer, client, form);
+        return this.clientCredentials(context, client, form);
     }
   }
 
-  private async exchangeCode(tenant: Tenant, issuer: string, client: ClientRecord, form: URLSearchParams): Promise<TokenResponse> {
+  private async exchangeCode({ tenant, issuer }: OAuthContext, client: ClientRecord, form: URLSearchParams): Promise<TokenResponse> {
     const code = form.get('code');
     const verifier = form.get('code_verifier');
     const redirectUri = form.get('redirect_uri');
@@ -74,13 +80,15 @@ export class TokenEndpoint {
       resource_path: found.resource_path,
       created_at: new Date().toISOString(),
     };
-    const issued = this.newTokens(grant, grant.scope, target, client.grant_types.includes('refresh_token'));
-    const result = await this.repo.exchangeCode(tenant.id, codeDigest, issued.tokens, Math.max(this.lifetimes.accessTtlS, this.lifetimes.codeTtlS) * 1000);
+    const issued = this.newTokens(grant, { scope: grant.scope, target }, client.grant_types.includes('refresh_token'));
+    const result = await this.repo.exchangeCode(
+      tenant.id, { digest: codeDigest, usedMemoryMs: Math.max(this.lifetimes.accessTtlS, this.lifetimes.codeTtlS) * 1000 }, issued.tokens,
+    );
     this.check(result, 'The authorization code was already used; the tokens issued from it are revoked');
     return issued.response;
   }
 
-  private async refresh(tenant: Tenant, issuer: string, client: ClientRecord, form: URLSearchParams): Promise<TokenResponse> {
+  private async refresh({ tenant, issuer }: OAuthContext, client: ClientRecord, form: URLSearchParams): Promise<TokenResponse> {
     const presented = form.get('refresh_token');
     if (!presented) throw new OAuthError('invalid_request', 'refresh_token is required');
     const invalid = () => new OAuthError('invalid_grant', 'The refresh token is unknown, expired or revoked');
@@ -102,13 +110,13 @@ export class TokenEndpoint {
     }
     const target = narrowResource(issuer, record, form.get('resource'));
     const grant: GrantRecord = { ...record, id: record.grant_id, kind: 'authorization_code', created_at: '' };
-    const issued = this.newTokens(grant, scope, target, true);
+    const issued = this.newTokens(grant, { scope, target }, true);
     const result = await this.repo.rotateRefresh(tenant.id, digest, { ...issued.tokens, refresh: issued.tokens.refresh! });
     this.check(result, 'The refresh token was already used; every token of its grant is revoked');
     return issued.response;
   }
 
-  private async clientCredentials(tenant: Tenant, issuer: string, client: ClientRecord, form: URLSearchParams): Promise<TokenResponse> {
+  private async clientCredentials({ tenant, issuer }: OAuthContext, client: ClientRecord, form: URLSearchParams): Promise<TokenResponse> {
     if (client.token_endpoint_auth_method === 'none' || !client.secret_digest || !client.registered_by_user_id) {
       throw new OAuthError('unauthorized_client', 'client_credentials is only for confidential clients registered with an admin key');
     }
@@ -131,12 +139,13 @@ export class TokenEndpoint {
       ...target,
       created_at: new Date().toISOString(),
     };
-    const issued = this.newTokens(grant, scope, target, false);
+    const issued = this.newTokens(grant, { scope, target }, false);
     this.check(await this.repo.issueAccessOnly(tenant.id, issued.tokens), '');
     return issued.response;
   }
 
-  private newTokens(grant: GrantRecord, scope: string[], target: { resource: string; resource_path: string }, withRefresh: boolean) {
+  /** The grant's new tokens; the access token holds `scope`, bound to the resource of `target`. */
+  private newTokens(grant: GrantRecord, { scope, target }: AccessGrant, withRefresh: boolean) {
     const access = `kcs_at_${grant.id}_${randomSecret()}`;
     const refresh = withRefresh ? `kcs_rt_${grant.id}_${randomSecret()}` : null;
     const base = { grant_id: grant.id, client_id: grant.client_id, user_id: grant.user_id };
@@ -182,7 +191,7 @@ export class TokenEndpoint {
     }
     const found = await this.repo.getRefresh(tenant.id, digest);
     if (found && found.record.client_id === client.client_id && found.record.grant_id === parsed.grantId) {
-      await this.repo.revokeGrant(tenant.id, client.client_id, parsed.grantId, digest);
+      await this.repo.revokeGrant(tenant.id, { clientId: client.client_id, grantId: parsed.grantId, refreshDigest: digest });
     }
   }
 
@@ -218,5 +227,5 @@ export class TokenEndpoint {
 
 function invalidClient(description: string): OAuthError {
   // A 401 always names the scheme to use (RFC 9110 §11.6.1); Basic is what RFC 6749 §5.2 asks for.
-  return new OAuthError('invalid_client', description, 401, { 'WWW-Authenticate': 'Basic realm="kcs"' });
+  return new OAuthError('invalid_client', description, { status: 401, headers: { 'WWW-Authenticate': 'Basic realm="kcs"' } });
 }

@@ -1,7 +1,7 @@
 // One collection of a tenant's replica (its products, or its entries): document numbers, the
 // facts filters need, exact-value sets for cheap candidate lists, the text index and the vectors.
 import { analyzeQuery, type QueryWord } from '../analysis.js';
-import { fuseRanks, windowOf, type Hit, type SearchRequest } from '../engine.js';
+import { fuseRanks, windowOf, type Hit, type RelatedRequest, type SearchRequest } from '../engine.js';
 import { TextIndex, type FieldTerms } from '../textIndex.js';
 import { TopK, type Ranked } from '../topK.js';
 import { VectorIndex, type VectorFilter } from '../vectorIndex.js';
@@ -43,6 +43,11 @@ export interface SearchScope {
   boost?: Map<number, number>;
   /** Creation time of a document, for browsing without a query. */
   createdMs(doc: number): number;
+}
+
+/** One nearest-neighbour search of a vector index: how many, among which documents. */
+export interface NearestRequest extends VectorFilter {
+  k: number;
 }
 
 /** A page of hits, the total, and every matched document (for facets). */
@@ -165,7 +170,7 @@ export class DocTable<M> {
    * Keyword matches of a query among allowed documents: all query words must match; when no
    * document matches them all, any word does. The best `k` come ranked, `all` lists every match.
    */
-  keyword(query: string, language: string | null, k: number, allows: (doc: number) => boolean, boost?: Map<number, number>): KeywordMatches {
+  keyword(query: string, k: number, { language, allows, boost }: Pick<SearchScope, 'language' | 'allows' | 'boost'>): KeywordMatches {
     const words: QueryWord[] = analyzeQuery(query, language);
     const m = this.text.match(words);
     const scan = (minWords: number): KeywordMatches => {
@@ -206,7 +211,7 @@ export class DocTable<M> {
     let inKeyword: (doc: number) => boolean = scope.allows;
     if (s.mode !== 'semantic' || !s.vector) {
       if (words) {
-        const found = this.keyword(words, scope.language, s.mode === 'keyword' ? s.offset + s.limit : window, scope.allows, scope.boost);
+        const found = this.keyword(words, s.mode === 'keyword' ? s.offset + s.limit : window, scope);
         keyword = found.ranked;
         keywordAll = found.all;
         inKeyword = found.matches;
@@ -219,7 +224,7 @@ export class DocTable<M> {
     if (s.mode !== 'keyword' && s.vector) {
       const languages = this.withValues('baseLanguage', [...s.semanticLanguages]);
       const served = (doc: number) => scope.allows(doc) && languages.some((set) => set.has(doc));
-      semantic = this.nearest('content', s.vector, window, { allows: served, docs: scope.candidates ?? undefined });
+      semantic = this.nearest('content', s.vector, { k: window, allows: served, docs: scope.candidates ?? undefined });
     }
 
     const result = (list: { doc: number; score: number; ranks: Hit['ranks'] }[], total: number, matched: Iterable<number>[]): TableResult => ({
@@ -243,20 +248,20 @@ export class DocTable<M> {
    * Documents nearest to one document's similarity anchor (its content vector without one): those
    * with an anchor compared by it, the others by their content vector.
    */
-  related(origin: number, offset: number, limit: number, allows: (doc: number) => boolean, docs: number[]): { hits: Hit[]; total: number } {
+  related(origin: number, { offset, limit }: RelatedRequest, { allows, docs }: { allows: (doc: number) => boolean; docs: number[] }): { hits: Hit[]; total: number } {
     const query = this.vector('anchor', origin) ?? this.vector('content', origin);
     if (!query) return { hits: [], total: 0 };
     const k = offset + limit;
-    const byAnchor = this.nearest('anchor', query, k, { allows, docs });
-    const byContent = this.nearest('content', query, k, { allows: (doc) => allows(doc) && !this.vector('anchor', doc), docs });
+    const byAnchor = this.nearest('anchor', query, { k, allows, docs });
+    const byContent = this.nearest('content', query, { k, allows: (doc) => allows(doc) && !this.vector('anchor', doc), docs });
     const merged = mergeNearest(byAnchor, byContent, k);
     const hits = page(merged.docs.map((doc, i) => ({ id: this.ids[doc], score: merged.scores[i], ranks: { keyword: null, semantic: i + 1 } })), offset, limit);
     return { hits, total: merged.docs.length };
   }
 
   /** Nearest documents to a vector in one of the vector indexes, among allowed documents. */
-  nearest(name: VectorName, query: Float32Array, k: number, filter?: VectorFilter): Ranked {
-    return this.vectorIndexes.get(name)?.search(query, k, filter) ?? { docs: [], scores: [] };
+  nearest(name: VectorName, query: Float32Array, request: NearestRequest): Ranked {
+    return this.vectorIndexes.get(name)?.search(query, request.k, request) ?? { docs: [], scores: [] };
   }
 
   private vectorIndex(name: VectorName, dimension: number): VectorIndex {

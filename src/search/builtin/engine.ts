@@ -6,9 +6,10 @@ import { fromBytes } from '../../store/vectorBytes.js';
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/redis.js';
 import type {
-  DocumentRef, EngineProgress, EntryAccess, KnowledgeSearch, ProductSearch, RelatedRequest, SearchEngine, SearchResult, VariantStrategy,
+  DocumentRef, EngineProgress, EntryAccess, KnowledgeSearch, ProductSearch, RelatedRequest, SearchEngine, SearchRequest, SearchResult, VariantStrategy,
 } from '../engine.js';
 import { ChangeFollower, type ChangedDoc, type FollowerSink, type RawVectors } from '../follower.js';
+import type { ServingModels } from '../servingModels.js';
 import type { DocInput } from './docTable.js';
 import { EntryCollection, entryInput, type EntryFacts } from './entries.js';
 import { ProductCollection, productInput, type ProductFacts } from './products.js';
@@ -19,18 +20,20 @@ class TenantReplica {
 }
 
 export interface BuiltinEngineOptions {
-  /** Vectors of this model are kept (null: embedding off, no vectors). */
-  modelId: string | null;
+  /** Which model's vectors are kept per tenant. */
+  models: ServingModels;
 }
 
 export class BuiltinEngine implements SearchEngine, FollowerSink {
   readonly name = 'builtin' as const;
   ready = false;
   private readonly replicas = new Map<string, TenantReplica>();
+  /** Replicas being read again in full; they replace the served ones when complete. */
+  private readonly reloading = new Map<string, TenantReplica>();
   private readonly follower: ChangeFollower;
 
   constructor(redis: Store, log: Logger, options: BuiltinEngineOptions) {
-    this.follower = new ChangeFollower(redis, log, this, options.modelId);
+    this.follower = new ChangeFollower(redis, log, { sink: this, models: options.models });
   }
 
   async start(onProgress?: (p: EngineProgress) => void): Promise<void> {
@@ -39,7 +42,8 @@ export class BuiltinEngine implements SearchEngine, FollowerSink {
   }
 
   async searchProducts(tenantId: string, search: ProductSearch): Promise<SearchResult> {
-    return (await this.replica(tenantId)).products.search(search);
+    const replica = await this.replica(tenantId);
+    return replica.products.search(this.servable(tenantId, search));
   }
 
   async relatedProducts(tenantId: string, productId: string, request: RelatedRequest & { variantStrategy: VariantStrategy }): Promise<SearchResult | null> {
@@ -47,11 +51,17 @@ export class BuiltinEngine implements SearchEngine, FollowerSink {
   }
 
   async searchKnowledge(tenantId: string, search: KnowledgeSearch): Promise<SearchResult> {
-    return (await this.replica(tenantId)).entries.search(search);
+    const replica = await this.replica(tenantId);
+    return replica.entries.search(this.servable(tenantId, search));
   }
 
   async relatedEntries(tenantId: string, entryId: string, request: RelatedRequest & { access: EntryAccess }): Promise<SearchResult | null> {
     return (await this.replica(tenantId)).entries.related(entryId, request);
+  }
+
+  async servingModel(tenantId: string): Promise<string | null> {
+    await this.follower.ensure(tenantId);
+    return this.follower.servedModel(tenantId);
   }
 
   refresh(tenantId: string, changed: DocumentRef[]): Promise<void> {
@@ -63,7 +73,7 @@ export class BuiltinEngine implements SearchEngine, FollowerSink {
   }
 
   apply(tenantId: string, docs: ChangedDoc[]): void {
-    const replica = this.replicaOf(tenantId);
+    const replica = this.reloading.get(tenantId) ?? this.replicaOf(tenantId);
     const products: DocInput<ProductFacts>[] = [];
     const entries: DocInput<EntryFacts>[] = [];
     for (const d of docs) {
@@ -85,14 +95,26 @@ export class BuiltinEngine implements SearchEngine, FollowerSink {
     for (const set of table.withValues('site', [siteId])) for (const doc of [...set]) table.delete(table.ids[doc]);
   }
 
-  reset(tenantId: string): void {
-    this.replicas.delete(tenantId);
+  beginReload(tenantId: string): void {
+    this.reloading.set(tenantId, new TenantReplica());
+  }
+
+  endReload(tenantId: string, ok: boolean): void {
+    const fresh = this.reloading.get(tenantId);
+    this.reloading.delete(tenantId);
+    if (ok && fresh) this.replicas.set(tenantId, fresh);
+    else this.replicas.delete(tenantId);
   }
 
   /** The tenant's replica once its documents are read (read on first use for a tenant created after start). */
   private async replica(tenantId: string): Promise<TenantReplica> {
     await this.follower.ensure(tenantId);
     return this.replicaOf(tenantId);
+  }
+
+  /** The search without its query vector when that is of another model than the replica's (it switched since). */
+  private servable<S extends SearchRequest>(tenantId: string, search: S): S {
+    return search.vector && search.model !== this.follower.servedModel(tenantId) ? { ...search, vector: null } : search;
   }
 
   private replicaOf(tenantId: string): TenantReplica {

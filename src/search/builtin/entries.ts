@@ -1,6 +1,6 @@
 // The knowledge entries of one tenant's replica: indexed text, the facts the read rules need
 // (visibility, owner, expiry), and keyword / vector / hybrid search under those rules.
-import type { StoredEntry } from '../../store/knowledge.js';
+import type { StoredEntry } from '../../store/knowledgeEntries.js';
 import { analyze, baseLanguage } from '../analysis.js';
 import type { EntryAccess, EntryFilters, KnowledgeSearch, RelatedRequest, SearchResult } from '../engine.js';
 import { DocTable, type DocInput } from './docTable.js';
@@ -92,7 +92,7 @@ export class EntryCollection {
     const canRead = readable(request.access);
     if (origin === undefined || !canRead(this.table.meta[origin]!)) return null;
     const allows = (doc: number) => doc !== origin && canRead(this.table.meta[doc]!);
-    return { ...this.table.related(origin, request.offset, request.limit, allows, this.candidates({ access: request.access })), facets: {} };
+    return { ...this.table.related(origin, request, { allows, docs: this.candidates({ access: request.access }) }), facets: {} };
   }
 
   private filter(f: EntryFilters): (doc: number) => boolean {

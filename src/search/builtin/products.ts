@@ -118,7 +118,7 @@ export class ProductCollection {
       return !(facts.externalId && m.parentExternalId === facts.externalId);
     };
     const siteDocs = this.table.candidates([['site', [facts.siteId]]]) ?? [];
-    return { ...this.table.related(origin, request.offset, request.limit, allows, siteDocs), facets: {} };
+    return { ...this.table.related(origin, request, { allows, docs: siteDocs }), facets: {} };
   }
 
   /** The filter as a predicate holding only the checks the search asked for (it runs once per match). */

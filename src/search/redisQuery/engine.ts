@@ -18,12 +18,12 @@ import {
 import { queryCodes } from '../productValues.js';
 import { accessFilter, all, entryFilter, productFilter, tagAny, tagNone, variantFilter, wordExpression } from './query.js';
 import { parseAggregateReply, parseSearchReply, parseSpellcheckReply, type ParsedReply } from './replies.js';
-import { F, PROJECTION_VERSION, TenantIndexes, type Collection } from './schema.js';
+import type { ServingModels } from '../servingModels.js';
+import { F, ModelIndexes, PROJECTION_VERSION, type Collection, type IndexOptions, type TenantIndexes } from './schema.js';
 
 export interface RedisQueryEngineOptions {
-  modelId: string | null;
-  /** Dimension of the model's vectors (the VECTOR fields need it up front). */
-  dimension: number | null;
+  /** Which model's vectors each tenant is searched with: each model has its own indexes. */
+  models: ServingModels;
   /**
    * Asks for the projection of a tenant whose documents were written without it (before the Redis
    * Query Engine served search); their search fields are written in the background.
@@ -67,9 +67,29 @@ interface Nearest {
   policy: VectorPolicy;
 }
 
+/** One keyword search: the query as typed, and how many hits to fetch. */
+interface KeywordQuery {
+  query: string;
+  k: number;
+}
+
+/** The documents a facet counts: those `query` matches (null: none), and the `extra` ones by id. */
+interface FacetDocs {
+  query: string | null;
+  extra: string[];
+}
+
+/** FT.SEARCH arguments after the query, and its DIALECT ('2' unless given). */
+interface SearchArgs {
+  args: (string | Buffer)[];
+  dialect?: string;
+}
+
 /** The documents semantic ranking may consider: those in a language the embedding model serves. */
 const servedFilter = (s: SearchRequest) => tagAny(F.baseLanguage, s.semanticLanguages);
 const runsSemantic = (s: SearchRequest) => s.mode !== 'keyword' && s.vector !== null;
+/** The model and dimension of a search's query vector (undefined: it has none). */
+const vectorModelOf = (s: SearchRequest): IndexOptions | undefined => (s.vector && s.model ? { modelId: s.model, dimension: s.vector.length } : undefined);
 
 const FACET_FIELD: Record<ProductFacet, string> = { brand: 'brand_v', category: 'category_v', availability: 'avail_v' };
 /** Values listed per facet, most frequent first (as the built-in engine). */
@@ -91,15 +111,15 @@ const CODE_HITS = 20;
 export class RedisQueryEngine implements SearchEngine {
   readonly name = 'redis-query-engine' as const;
   ready = false;
-  private readonly indexes: TenantIndexes;
-  private readonly tenants = new Map<string, Promise<void>>();
+  private readonly indexes: ModelIndexes;
+  private readonly projected = new Map<string, Promise<void>>();
 
   constructor(
     private readonly redis: Store,
     private readonly log: Logger,
     private readonly options: RedisQueryEngineOptions,
   ) {
-    this.indexes = new TenantIndexes(redis, options);
+    this.indexes = new ModelIndexes(redis);
   }
 
   /** Nothing to read: the indexes are in Redis. Tenants whose documents lack the projection are handed on. */
@@ -115,9 +135,12 @@ export class RedisQueryEngine implements SearchEngine {
 
   async close(): Promise<void> {}
 
+  async servingModel(tenantId: string): Promise<string | null> {
+    return (await this.options.models.of(tenantId)).modelId;
+  }
+
   async searchProducts(tenantId: string, s: ProductSearch): Promise<SearchResult> {
-    await this.tenant(tenantId);
-    const c = this.indexes.products(tenantId);
+    const c = (await this.tenant(tenantId, vectorModelOf(s))).products(tenantId);
     const words = analyzeQuery(s.query, s.filters.language ?? null);
     // One round trip for what the queries depend on: the sites being purged, the words the index
     // lacks, and how many documents a semantic search may rank (an estimate: before the purge).
@@ -131,8 +154,7 @@ export class RedisQueryEngine implements SearchEngine {
   }
 
   async searchKnowledge(tenantId: string, s: KnowledgeSearch): Promise<SearchResult> {
-    await this.tenant(tenantId);
-    const c = this.indexes.entries(tenantId);
+    const c = (await this.tenant(tenantId, vectorModelOf(s))).entries(tenantId);
     const words = analyzeQuery(s.query, s.filters.language ?? null);
     const filter = entryFilter(s.filters);
     const [unknown, policy] = await Promise.all([this.unknownWords(c, s, words), runsSemantic(s) ? this.vectorPolicy(c, all(filter, servedFilter(s))) : null]);
@@ -140,8 +162,7 @@ export class RedisQueryEngine implements SearchEngine {
   }
 
   async relatedProducts(tenantId: string, productId: string, r: RelatedRequest & { variantStrategy: VariantStrategy }): Promise<SearchResult | null> {
-    await this.tenant(tenantId);
-    const c = this.indexes.products(tenantId);
+    const c = (await this.tenant(tenantId)).products(tenantId);
     const [[rev, site, ext, anchor, content], purging] = await Promise.all([
       this.redis.hmgetBuffer(c.prefix + productId, 'rev', 'f:site', 'f:ext', ...this.vectorFieldsOf(c)),
       this.redis.smembers(keys.sitesPurging(tenantId)),
@@ -150,32 +171,37 @@ export class RedisQueryEngine implements SearchEngine {
     const vector = anchor?.length ? anchor : content;
     if (!vector?.length || !site) return { hits: [], total: 0, facets: {} };
     const filter = all(tagAny('site', [site.toString()]), tagNone(F.id, [productId]), variantFilter(r.variantStrategy), ext?.length ? tagNone('pext', [ext.toString()]) : '');
-    return this.related(c, vector, filter, r);
+    return this.related(c, { vector, filter }, r);
   }
 
   async relatedEntries(tenantId: string, entryId: string, r: RelatedRequest & { access: EntryAccess }): Promise<SearchResult | null> {
-    await this.tenant(tenantId);
-    const c = this.indexes.entries(tenantId);
+    const c = (await this.tenant(tenantId)).entries(tenantId);
     const access = accessFilter(r.access);
-    const readable = await this.query(c, all(tagAny(F.id, [entryId]), access), ['NOCONTENT', 'LIMIT', '0', '1']);
+    const readable = await this.query(c, all(tagAny(F.id, [entryId]), access), { args: ['NOCONTENT', 'LIMIT', '0', '1'] });
     if (readable.rows.length === 0) return null;
     const [anchor, content] = c.vectorFields ? await this.redis.hmgetBuffer(c.prefix + entryId, ...this.vectorFieldsOf(c)) : [null, null];
     const vector = anchor?.length ? anchor : content;
     if (!vector?.length) return { hits: [], total: 0, facets: {} };
-    return this.related(c, vector, all(access, tagNone(F.id, [entryId])), r);
+    return this.related(c, { vector, filter: all(access, tagNone(F.id, [entryId])) }, r);
   }
 
   // ---- tenants ---------------------------------------------------------------------------------
 
-  /** Once per process and tenant: its indexes exist, and its documents carry the projection (or will). */
-  private tenant(tenantId: string): Promise<void> {
-    let ready = this.tenants.get(tenantId);
-    if (!ready) {
-      ready = Promise.all([this.indexes.ensure(tenantId), this.checkProjection(tenantId)]).then(() => undefined);
-      this.tenants.set(tenantId, ready);
-      ready.catch(() => this.tenants.delete(tenantId));
+  /**
+   * The indexes of the model the tenant is searched with (or of the query vector's model: the
+   * tenant may have switched since it was embedded), once they exist; once per process and
+   * tenant, its documents are checked to carry the projection (or will).
+   */
+  private async tenant(tenantId: string, model?: IndexOptions): Promise<TenantIndexes> {
+    let projected = this.projected.get(tenantId);
+    if (!projected) {
+      projected = this.checkProjection(tenantId);
+      this.projected.set(tenantId, projected);
+      projected.catch(() => this.projected.delete(tenantId));
     }
-    return ready;
+    const indexes = this.indexes.of(model ?? (await this.options.models.of(tenantId)));
+    await Promise.all([indexes.ensure(tenantId), projected]);
+    return indexes;
   }
 
   /** Documents written before the Redis Query Engine served search lack the projection: hand the tenant on. */
@@ -195,12 +221,12 @@ export class RedisQueryEngine implements SearchEngine {
     const useKeyword = s.mode !== 'semantic' || !s.vector;
     const window = windowOf(s);
     const [keywordFound, codes, semantic] = await Promise.all([
-      useKeyword ? this.keyword(c, s.query, scope, runsSemantic(s) ? window : s.offset + s.limit) : null,
+      useKeyword ? this.keyword(c, { query: s.query, k: runsSemantic(s) ? window : s.offset + s.limit }, scope) : null,
       useKeyword && scope.codes.length > 0 ? this.ids(c, all(tagAny('codes', scope.codes), scope.filter), CODE_HITS) : [],
       scope.policy ? this.knn(c, { vector: 'content', blob: s.vector!, k: window, filter: all(scope.filter, servedFilter(s)), policy: scope.policy }) : null,
     ]);
     // Code matches outside the keyword query's matches still count (and are counted once).
-    const codesOutside = keywordFound ? await this.notMatching(c, keywordFound, scope.filter, codes.filter((id) => !keywordFound.ids.includes(id))) : [];
+    const codesOutside = keywordFound ? await this.notMatching(c, { keyword: keywordFound, filter: scope.filter }, codes.filter((id) => !keywordFound.ids.includes(id))) : [];
     const keyword = keywordFound && withCodes(keywordFound, codes, codesOutside.length);
     // Documents a facet counts beyond the keyword query's own matches: codes, semantic candidates.
     let extra = codesOutside;
@@ -208,7 +234,7 @@ export class RedisQueryEngine implements SearchEngine {
     let total: number;
     if (keyword && semantic) {
       hits = fuseRanks(keyword.ids, semantic.ids);
-      const outside = await this.notMatching(c, keywordFound!, scope.filter, semantic.ids.filter((id) => !keyword.ids.includes(id)));
+      const outside = await this.notMatching(c, { keyword: keywordFound!, filter: scope.filter }, semantic.ids.filter((id) => !keyword.ids.includes(id)));
       extra = [...extra, ...outside];
       total = keyword.total + outside.length;
     } else if (semantic) {
@@ -221,20 +247,20 @@ export class RedisQueryEngine implements SearchEngine {
     const page = hits.slice(s.offset, s.offset + s.limit);
     if (scope.facets.length === 0 || total === 0) return { hits: page, total, facets: Object.fromEntries(scope.facets.map((f) => [f, []])) };
     const matched = keyword ? (keyword.expr !== null ? all(keyword.expr, scope.filter) : keywordFound!.total > 0 ? scope.filter || '*' : null) : null;
-    return { hits: page, total, facets: await this.facets(c, matched, keyword ? extra : semantic!.ids, scope.facets) };
+    return { hits: page, total, facets: await this.facets(c, { query: matched, extra: keyword ? extra : semantic!.ids }, scope.facets) };
   }
 
   /**
    * Keyword hits (BM25): every word must match, else any word; the words the index does not know
    * get typo variants. Without a query, the newest documents.
    */
-  private async keyword(c: Collection, query: string, { words, unknown, filter }: SearchScope, k: number): Promise<Keyword> {
+  private async keyword(c: Collection, { query, k }: KeywordQuery, { words, unknown, filter }: SearchScope): Promise<Keyword> {
     if (!query.trim()) return this.newest(c, filter, k);
     // Punctuation only: no word to match (as the built-in engine).
     if (words.length === 0) return { ids: [], scores: [], total: 0, expr: null };
     const expressions = words.map((w, i) => wordExpression(w, unknown[i]));
     const run = async (expr: string): Promise<Keyword> => {
-      const found = await this.query(c, all(expr, filter), ['NOCONTENT', 'WITHSCORES', 'SCORER', 'BM25', 'LIMIT', '0', String(k)]);
+      const found = await this.query(c, all(expr, filter), { args: ['NOCONTENT', 'WITHSCORES', 'SCORER', 'BM25', 'LIMIT', '0', String(k)] });
       return { ids: found.rows.map((r) => this.idOf(c, r.key)), scores: found.rows.map((r) => r.score ?? 0), total: found.total, expr };
     };
     const every = await run(expressions.join(' '));
@@ -250,8 +276,8 @@ export class RedisQueryEngine implements SearchEngine {
   private async newest(c: Collection, filter: string, k: number): Promise<Keyword> {
     const sort = ['NOCONTENT', 'SORTBY', F.created, 'DESC', 'LIMIT', '0', String(k)];
     const [found, total] = filter
-      ? [await this.query(c, filter, sort), null]
-      : await Promise.all([this.query(c, '*', sort, '4'), this.query(c, '*', ['NOCONTENT', 'LIMIT', '0', '0']).then((r) => r.total)]);
+      ? [await this.query(c, filter, { args: sort }), null]
+      : await Promise.all([this.query(c, '*', { args: sort, dialect: '4' }), this.query(c, '*', { args: ['NOCONTENT', 'LIMIT', '0', '0'] }).then((r) => r.total)]);
     return { ids: found.rows.map((r) => this.idOf(c, r.key)), scores: found.rows.map(() => 0), total: total ?? found.total, expr: null };
   }
 
@@ -267,8 +293,8 @@ export class RedisQueryEngine implements SearchEngine {
     return words.map((w) => w.fuzzy > 0 && w.terms.every((t) => missing.has(t)));
   }
 
-  /** Which of the ids (none of them in the keyword hits fetched) the keyword query does not match. */
-  private async notMatching(c: Collection, keyword: Keyword, filter: string, ids: string[]): Promise<string[]> {
+  /** Which of the ids (none of them in the keyword hits fetched) the keyword query, run under `filter`, does not match. */
+  private async notMatching(c: Collection, { keyword, filter }: { keyword: Keyword; filter: string }, ids: string[]): Promise<string[]> {
     if (ids.length === 0) return [];
     // Every match was fetched: these are not among them.
     if (keyword.ids.length >= keyword.total) return ids;
@@ -280,21 +306,21 @@ export class RedisQueryEngine implements SearchEngine {
 
   /** Exact scan for small filtered sets, the graph for large ones (EXACT_LIMIT). */
   private async vectorPolicy(c: Collection, filter: string): Promise<VectorPolicy> {
-    return (await this.query(c, filter, ['NOCONTENT', 'LIMIT', '0', '0'])).total <= (this.options.exactLimit ?? EXACT_LIMIT) ? 'ADHOC_BF' : 'BATCHES';
+    return (await this.query(c, filter, { args: ['NOCONTENT', 'LIMIT', '0', '0'] })).total <= (this.options.exactLimit ?? EXACT_LIMIT) ? 'ADHOC_BF' : 'BATCHES';
   }
 
   private async knn(c: Collection, { vector, blob, k, filter, policy }: Nearest): Promise<Ranked> {
     const bytes = Buffer.isBuffer(blob) ? blob : Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
     const field = vector === 'content' ? F.content : F.anchorVector;
     // RediSearch 2.10 returns KNN hits unordered unless the query sorts by the distance.
-    const found = await this.query(c, `(${filter})=>[KNN ${k} @${field} $vec HYBRID_POLICY ${policy} AS dist]`, [
-      'PARAMS', '2', 'vec', bytes, 'SORTBY', 'dist', 'ASC', 'RETURN', '1', 'dist', 'LIMIT', '0', String(k),
-    ]);
+    const found = await this.query(c, `(${filter})=>[KNN ${k} @${field} $vec HYBRID_POLICY ${policy} AS dist]`, {
+      args: ['PARAMS', '2', 'vec', bytes, 'SORTBY', 'dist', 'ASC', 'RETURN', '1', 'dist', 'LIMIT', '0', String(k)],
+    });
     return { ids: found.rows.map((r) => this.idOf(c, r.key)), scores: found.rows.map((r) => 1 - Number(r.fields.get('dist'))) };
   }
 
-  /** Nearest by anchor among documents with one, and by content among the others, merged. */
-  private async related(c: Collection, vector: Buffer, filter: string, r: RelatedRequest): Promise<SearchResult> {
+  /** Nearest to `vector` among the documents `filter` allows: by anchor among those with one, and by content among the others, merged. */
+  private async related(c: Collection, { vector, filter }: { vector: Buffer; filter: string }, r: RelatedRequest): Promise<SearchResult> {
     const k = r.offset + r.limit;
     const policy = await this.vectorPolicy(c, filter);
     const [byAnchor, byContent] = await Promise.all([
@@ -309,7 +335,7 @@ export class RedisQueryEngine implements SearchEngine {
   }
 
   /** Value counts of each facet over the documents `query` matches plus the `extra` ones. */
-  private async facets(c: Collection, query: string | null, extra: string[], wanted: ProductFacet[]): Promise<Partial<Record<ProductFacet, FacetCount[]>>> {
+  private async facets(c: Collection, { query, extra }: FacetDocs, wanted: ProductFacet[]): Promise<Partial<Record<ProductFacet, FacetCount[]>>> {
     const queries = [query, extra.length > 0 ? tagAny(F.id, extra) : null].filter((q): q is string => q !== null);
     // One query's counts are exact from its own most frequent values (the server sorts them; some
     // more for ties, which are ordered here by locale); counts summed over two need every value.
@@ -317,7 +343,7 @@ export class RedisQueryEngine implements SearchEngine {
     const lists = await Promise.all(
       wanted.map(async (name) => {
         const counts = new Map<string, number>();
-        const replies = await Promise.all(queries.map((q) => this.aggregate(c, q, FACET_FIELD[name], top)));
+        const replies = await Promise.all(queries.map((q) => this.aggregate(c, q, { field: FACET_FIELD[name], top })));
         for (const reply of replies) {
           for (const row of reply.rows) {
             const value = row.fields.get(FACET_FIELD[name]);
@@ -333,17 +359,17 @@ export class RedisQueryEngine implements SearchEngine {
 
   // ---- commands --------------------------------------------------------------------------------
 
-  private async query(c: Collection, query: string, args: (string | Buffer)[], dialect = '2'): Promise<ParsedReply> {
+  private async query(c: Collection, query: string, { args, dialect = '2' }: SearchArgs): Promise<ParsedReply> {
     const reply = await this.redis.call('FT.SEARCH', c.index, query, ...args, 'DIALECT', dialect);
     return parseSearchReply(reply, { withScores: args.includes('WITHSCORES'), noContent: args.includes('NOCONTENT') });
   }
 
   private async ids(c: Collection, query: string, k: number): Promise<string[]> {
-    return (await this.query(c, query, ['NOCONTENT', 'LIMIT', '0', String(k)])).rows.map((r) => this.idOf(c, r.key));
+    return (await this.query(c, query, { args: ['NOCONTENT', 'LIMIT', '0', String(k)] })).rows.map((r) => this.idOf(c, r.key));
   }
 
   /** Value counts of a field over a query's matches: the `top` most frequent (null: all). */
-  private async aggregate(c: Collection, query: string, field: string, top: number | null): Promise<ParsedReply> {
+  private async aggregate(c: Collection, query: string, { field, top }: { field: string; top: number | null }): Promise<ParsedReply> {
     const which = top ? ['SORTBY', '4', '@count', 'DESC', `@${field}`, 'ASC', 'MAX', String(top)] : ['LIMIT', '0', '1000000'];
     return parseAggregateReply(
       await this.redis.call('FT.AGGREGATE', c.index, query, 'GROUPBY', '1', `@${field}`, 'REDUCE', 'COUNT', '0', 'AS', 'count', ...which, 'DIALECT', '2'),

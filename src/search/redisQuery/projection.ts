@@ -2,7 +2,7 @@
 // engines stem and fold alike), filter values as TAG/NUMERIC fields and facet values, written into
 // the document's own hash by the write that stores the document (store/lua/writeProducts.lua,
 // writeEntry.lua). The index (schema.ts) reads them from there.
-import type { StoredEntry } from '../../store/knowledge.js';
+import type { StoredEntry } from '../../store/knowledgeEntries.js';
 import type { StoredProduct } from '../../store/products.js';
 import type { DocumentProjection } from '../../store/projection.js';
 import { analyze, baseLanguage } from '../analysis.js';

@@ -1,6 +1,6 @@
 // The Redis Query Engine's indexes: one FT index per tenant and collection over the document hashes
 // themselves (`kcs:{t:<id>}:product:*`, `…:entry:*`). Their fields are the projection written with
-// each document (`f:*`, see projection.ts), the model id of its vectors (`emodel`) and the vectors
+// each document (`f:*`, see projection.ts), the model id of its vectors (`embedding_model`) and the vectors
 // the embed worker stores (`v:*`), so nothing is copied and no process keeps anything in step.
 import type { Store } from '../../store/redis.js';
 import { keys } from '../../store/keys.js';
@@ -168,5 +168,18 @@ export class TenantIndexes {
   private async indexing(index: string): Promise<boolean> {
     const info = parseInfoReply(await this.redis.call('FT.INFO', index));
     return Number(info.get('indexing') ?? 0) !== 0;
+  }
+}
+
+/** The tenants' indexes per model: each model's vectors are searched in indexes of their own. */
+export class ModelIndexes {
+  private readonly byModel = new Map<string, TenantIndexes>();
+
+  constructor(private readonly redis: Store) {}
+
+  of(model: IndexOptions): TenantIndexes {
+    let indexes = this.byModel.get(model.modelId ?? '');
+    if (!indexes) this.byModel.set(model.modelId ?? '', (indexes = new TenantIndexes(this.redis, model)));
+    return indexes;
   }
 }

@@ -4,13 +4,13 @@
 -- smallest filter set and checks membership in the others; ZINTERCARD counts the total. Nothing
 -- is stored, so concurrent lists do not queue behind large intersections.
 -- Called with a key count. KEYS: 1 base set (ceiling or one visibility), 2 the caller's personal
---   set (or the base again), 3 expiring zset, 4 scratch key, 5 (unused), 6.. filter sets
+--   set (or the base again), 3 expiring zset, 4 scratch key, 5.. filter sets
 -- ARGV: 1 now (ms), 2 include expired ('1'|'0'), 3 offset, 4 limit, 5 add personal ('1'|'0')
 -- Returns {total, id, id, …}.
 local offset, limit = tonumber(ARGV[3]), tonumber(ARGV[4])
 local useOwn = ARGV[5] == '1' and KEYS[2] ~= KEYS[1] and redis.call('ZCARD', KEYS[2]) > 0
 local filters = {}
-for i = 6, #KEYS do filters[#filters + 1] = KEYS[i] end
+for i = 5, #KEYS do filters[#filters + 1] = KEYS[i] end
 
 -- Expired memories stay in the sets and are skipped.
 local hidden, hiddenList = {}, {}

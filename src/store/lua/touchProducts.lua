@@ -4,8 +4,8 @@
 -- KEYS: 1 synced hash, 2 item digest hash, 3 job results hash, 4 job counts hash (3 and 4 only
 --       with a job), then the product hashes, referred to by position from ARGV
 -- ARGV: 1 synced-at, 2 job ('1' | '0'), then 6 values per product:
---   +0 product hash, +1 id, +2 what to compare ('rev', or 'ih': the digest of the bulk item last
---   applied), +3 expected value, +4 ih to store ('' = leave as is), +5 job item index
+--   +0 product hash, +1 id, +2 what to compare ('rev', or 'item_digest': the digest of the bulk
+--   item last applied), +3 expected value, +4 item digest to store ('' = leave as is), +5 job item index
 -- Returns per product: 1 touched; 0 the value differs (changed meanwhile, or not the same item);
 -- 2 the job item already has a result (skipped).
 local STRIDE = 6

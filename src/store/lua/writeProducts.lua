@@ -3,23 +3,24 @@
 -- and its job result. The batch adds one change entry naming every product written, and adds to
 -- each list index and job counter once. A single write (never a bulk one) adds its audit event.
 -- KEYS: 1 change stream, 2 tenant translation-group hash, 3 tenant zset, 4 site zset,
---       5 site external_id hash, 6 synced hash, 7 item digest hash, 8 job results hash,
---       9 job counts hash (8 and 9 only with a job), then product hashes and language/category
---       zsets, referred to by position from ARGV
+--       5 site external_id hash, 6 synced hash, 7 item digest hash, 8 embedding status counts,
+--       9 job results hash, 10 job counts hash (9 and 10 only with a job), then product hashes
+--       and language/category zsets, referred to by position from ARGV
 -- ARGV: 1 stream maxlen, 2 synced-at, 3 job ('1' | '0'), 4 position of the three audit stream keys
 --   ('0' = no audit event; else the call writes one product and 5.. hold its event, store/audit.ts),
 --   then 17 values per product:
 --   +0 product hash, +1 id, +2 expected rev ('' = create), +3 new external_id ('' = none),
 --   +4 old external_id ('' = none), +5 translation group to claim ('' = none), +6 created score (ms),
 --   +7 language zset to add to ('0' = none), +8 category zset to add to ('0' = none),
---   +9 zsets to leave, "a,b" ('' = none), +10 job item index, +11 doc, +12 pext, +13 estatus,
---   +14 thash ('' = texts unchanged: thash and tsrc stay as stored),
---   +15 tsrc (the explicit embedding texts, JSON; '' = none), +16 ih ('' = none),
+--   +9 zsets to leave, "a,b" ('' = none), +10 job item index, +11 doc, +12 parent_external_id,
+--   +13 embedding_status, +14 text_hash ('' = texts unchanged: text_hash and text_sources stay as
+--   stored), +15 text_sources (the explicit embedding texts, JSON; '' = none), +16 item digest ('' = none),
 --   +17 n, the number of search projection fields, then n field/value pairs (store/projection.ts;
 --   an empty value removes the field)
 -- Returns per product two values: 1, new rev (written); -1, owner id (external_id taken by another
 -- product); -2, '' (changed meanwhile, or exists on create); -3, group (translation group differs).
 --- @include "lib/audit"
+--- @include "lib/embeddingCounts"
 local STRIDE = 18
 local synced, withJob = ARGV[2], ARGV[3] == '1'
 local out, ids, revs = {}, {}, {}
@@ -66,21 +67,21 @@ while a <= #ARGV do
       for ref in string.gmatch(ARGV[a + 9], '%d+') do redis.call('ZREM', KEYS[tonumber(ref)], id) end
     end
     local newRev = (tonumber(rev) or 0) + 1
-    local fields = { 'doc', ARGV[a + 11], 'pext', ARGV[a + 12], 'estatus', ARGV[a + 13], 'rev', newRev }
-    local thash, tsrc, ih = ARGV[a + 14], ARGV[a + 15], ARGV[a + 16]
-    local dropSources = thash ~= '' and tsrc == ''
-    if thash ~= '' then fields[#fields + 1] = 'thash'; fields[#fields + 1] = thash end
-    if tsrc ~= '' then fields[#fields + 1] = 'tsrc'; fields[#fields + 1] = tsrc end
+    local fields = { 'doc', ARGV[a + 11], 'parent_external_id', ARGV[a + 12], 'embedding_status', ARGV[a + 13], 'rev', newRev }
+    local textHash, textSources, itemDigest = ARGV[a + 14], ARGV[a + 15], ARGV[a + 16]
+    local dropSources = textHash ~= '' and textSources == ''
+    if textHash ~= '' then fields[#fields + 1] = 'text_hash'; fields[#fields + 1] = textHash end
+    if textSources ~= '' then fields[#fields + 1] = 'text_sources'; fields[#fields + 1] = textSources end
     syncs[#syncs + 1] = id
     syncs[#syncs + 1] = synced
-    if ih ~= '' then
+    if itemDigest ~= '' then
       digests[#digests + 1] = id
-      digests[#digests + 1] = ih
+      digests[#digests + 1] = itemDigest
     elseif not create then
       undigested[#undigested + 1] = id
     end
     local drop = {}
-    if not create and dropSources then drop[#drop + 1] = 'tsrc' end
+    if not create and dropSources then drop[#drop + 1] = 'text_sources' end
     for p = a + STRIDE, a + STRIDE + 2 * tonumber(ARGV[a + 17]) - 1, 2 do
       if ARGV[p + 1] ~= '' then
         fields[#fields + 1] = ARGV[p]
@@ -90,13 +91,14 @@ while a <= #ARGV do
       end
     end
     if #drop > 0 then redis.call('HDEL', pk, unpack(drop)) end
+    moveStatus('product', not create and redis.call('HGET', pk, 'embedding_status'), ARGV[a + 13])
     redis.call('HSET', pk, unpack(fields))
     ids[#ids + 1] = id
     revs[#revs + 1] = newRev
     detail = newRev
     if withJob then
       local result = create and 'created' or 'updated'
-      if redis.call('HSETNX', KEYS[8], ARGV[a + 10], result) == 1 then counts[result] = (counts[result] or 0) + 1 end
+      if redis.call('HSETNX', KEYS[9], ARGV[a + 10], result) == 1 then counts[result] = (counts[result] or 0) + 1 end
     end
   end
   out[#out + 1] = code
@@ -105,7 +107,8 @@ while a <= #ARGV do
 end
 
 for ref, list in pairs(adds) do redis.call('ZADD', KEYS[ref], unpack(list)) end
-for result, n in pairs(counts) do redis.call('HINCRBY', KEYS[9], result, n) end
+for result, n in pairs(counts) do redis.call('HINCRBY', KEYS[10], result, n) end
+applyStatusMoves(KEYS[8])
 if #syncs > 0 then redis.call('HSET', KEYS[6], unpack(syncs)) end
 if #digests > 0 then redis.call('HSET', KEYS[7], unpack(digests)) end
 if #undigested > 0 then redis.call('HDEL', KEYS[7], unpack(undigested)) end

@@ -1,0 +1,64 @@
+// Brings a tenant's stored data to the layout this code reads and writes, step by step from the
+// layout it is at (its marker, keys.storedLayout; none: the first). Each process runs this before
+// it reads a document, so data an earlier build wrote is migrated once per tenant, in place.
+import { EmbeddingProgressRepository } from './embeddingProgress.js';
+import { allEntryIds } from './knowledgeEntries.js';
+import { keys } from './keys.js';
+import { readHashes, type Store } from './redis.js';
+import { renameFieldsCall } from './scriptCalls.js';
+
+/** Hashes per script call. */
+const BATCH = 200;
+
+interface TenantDocuments {
+  products: string[];
+  entries: string[];
+}
+
+/** One step from a layout to the next; the number of documents it changed. */
+type Step = (redis: Store, tenantId: string, docs: TenantDocuments) => Promise<number>;
+
+/** Layout 1 → 2: the product and entry hash fields named in short forms (`pext`, `estatus`, …) get the names they have now. */
+const renameShortFields: Step = async (redis, _tenantId, { products, entries }) => {
+  const renames = [['pext', 'parent_external_id'], ['estatus', 'embedding_status'], ['thash', 'text_hash'], ['tsrc', 'text_sources'], ['emodel', 'embedding_model']] as const;
+  const hashes = [...products, ...entries];
+  let changed = 0;
+  for (let i = 0; i < hashes.length; i += BATCH) changed += await redis.renameFields(...renameFieldsCall(hashes.slice(i, i + BATCH), renames));
+  return changed;
+};
+
+/** Layout 2 → 3: the counts of documents by embedding status, which the scripts keep from here on, counted once. */
+const countEmbeddingStatuses: Step = async (redis, tenantId, { products, entries }) => {
+  const statusesOf = async (kind: 'product' | 'entry', hashes: string[]) =>
+    (await readHashes(redis, hashes, ['embedding_status'])).map(([status]) => ({ kind, status }));
+  await new EmbeddingProgressRepository(redis).recount(tenantId, [...(await statusesOf('product', products)), ...(await statusesOf('entry', entries))]);
+  return 0;
+};
+
+const STEPS: Step[] = [renameShortFields, countEmbeddingStatuses];
+
+/** The layout this code reads and writes; a new tenant starts at it. */
+export const LAYOUT_VERSION = String(STEPS.length + 1);
+
+export interface MigrationResult {
+  tenants: number;
+  /** Documents a step changed. */
+  documents: number;
+}
+
+/** Migrates every tenant not at LAYOUT_VERSION yet. Idempotent; safe to run from several processes at once. */
+export async function migrateLayout(redis: Store): Promise<MigrationResult> {
+  const result: MigrationResult = { tenants: 0, documents: 0 };
+  for (const tenantId of await redis.hvals(keys.tenantSlugs)) {
+    const at = Number((await redis.get(keys.storedLayout(tenantId))) ?? '1');
+    if (at >= Number(LAYOUT_VERSION)) continue;
+    const docs: TenantDocuments = {
+      products: (await redis.zrange(keys.products(tenantId), '0', '-1')).map((id) => keys.product(tenantId, id)),
+      entries: (await allEntryIds(redis, tenantId)).map((id) => keys.entry(tenantId, id)),
+    };
+    for (const step of STEPS.slice(at - 1)) result.documents += await step(redis, tenantId, docs);
+    await redis.set(keys.storedLayout(tenantId), LAYOUT_VERSION);
+    result.tenants++;
+  }
+  return result;
+}

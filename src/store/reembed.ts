@@ -1,0 +1,86 @@
+// Re-embedding a tenant's documents with another model (DESIGN §7): the documents whose vectors
+// are of another model, the progress of a re-embed, and the tenant's model once every document
+// has vectors of it. Vectors are stored per model (`v:<model>:<name>`), so the old ones stay
+// until the new ones are written.
+import { allEntryIds } from './knowledgeEntries.js';
+import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
+import { readHashes, type Store } from './redis.js';
+
+export interface ReembedProgress {
+  model: string;
+  total: number;
+  done: number;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
+export interface StaleDocuments {
+  products: string[];
+  entries: string[];
+  /** The model most of them have vectors of (null: none recorded). */
+  model: string | null;
+}
+
+/** Documents read per call while planning. */
+const BATCH = 500;
+
+export class ReembedRepository {
+  constructor(private readonly redis: Store) {}
+
+  /** The model every embedded document of the tenant has vectors of; null: not known yet. */
+  activeModel(tenantId: string): Promise<string | null> {
+    return this.redis.get(keys.embeddingModel(tenantId));
+  }
+
+  /**
+   * The ids of the tenant's embedded documents (status ready) whose vectors are of another model
+   * than `model`, and the model most of them have.
+   */
+  async stale(tenantId: string, model: string): Promise<StaleDocuments> {
+    const models = new Map<string, number>();
+    const staleOf = async (ids: string[], keyOf: (id: string) => string) => {
+      const out: string[] = [];
+      for (let i = 0; i < ids.length; i += BATCH) {
+        const batch = ids.slice(i, i + BATCH);
+        const rows = await readHashes(this.redis, batch.map(keyOf), ['embedding_status', 'embedding_model']);
+        rows.forEach(([status, of], k) => {
+          if (status !== 'ready' || of === model) return;
+          out.push(batch[k]);
+          if (of) models.set(of, (models.get(of) ?? 0) + 1);
+        });
+      }
+      return out;
+    };
+    return {
+      products: await staleOf(await this.redis.zrange(keys.products(tenantId), '0', '-1'), (id) => keys.product(tenantId, id)),
+      entries: await staleOf(await allEntryIds(this.redis, tenantId), (id) => keys.entry(tenantId, id)),
+      model: [...models].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null,
+    };
+  }
+
+  /**
+   * Starts counting a re-embed of the stale documents; with none, the model is the tenant's at
+   * once. A tenant whose model was never recorded (data older than the record) gets its stale
+   * documents' model: search serves it until the re-embed finishes.
+   */
+  async start(tenantId: string, model: string, stale: StaleDocuments): Promise<void> {
+    const now = new Date().toISOString();
+    const total = stale.products.length + stale.entries.length;
+    const multi = this.redis.multi().del(keys.reembed(tenantId)).hset(keys.reembed(tenantId), { model, total, done: 0, started_at: now });
+    if (total === 0) multi.hset(keys.reembed(tenantId), 'finished_at', now).set(keys.embeddingModel(tenantId), model);
+    else if (stale.model) multi.set(keys.embeddingModel(tenantId), stale.model, 'NX');
+    await multi.exec();
+  }
+
+  /** Counts documents done (embedded, stale or given up on); true once the re-embed is finished. */
+  async count(tenantId: string, model: string, done: number): Promise<boolean> {
+    const result = await this.redis.reembedProgress(keys.reembed(tenantId), keys.embeddingModel(tenantId), keys.changes(tenantId), model, done, CHANGE_STREAM_MAXLEN, new Date().toISOString());
+    return result === 2;
+  }
+
+  async progress(tenantId: string): Promise<ReembedProgress | null> {
+    const h = await this.redis.hgetall(keys.reembed(tenantId));
+    if (!h.model) return null;
+    return { model: h.model, total: Number(h.total), done: Math.min(Number(h.done), Number(h.total)), startedAt: h.started_at, finishedAt: h.finished_at ?? null };
+  }
+}

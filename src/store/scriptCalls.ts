@@ -1,0 +1,171 @@
+// The scripts called with a key count (their keys vary per call): one builder each, taking the
+// keys and arguments by name and laying them out in the order the script reads them (its header
+// comment in store/lua tells what each is for). Their commands in ScriptCommands take only what
+// these builders return.
+import type { AuditArgs, AuditKeys } from './audit.js';
+
+type Key = string;
+type Flag = '1' | '0';
+type Value = string | number | Buffer;
+
+/** The arguments of one script called with a key count, as its builder laid them out. */
+export type ScriptCall = [numberOfKeys: number, ...keysThenArgs: Value[]];
+
+const call = (callKeys: Key[], args: Value[]): ScriptCall => [callKeys.length, ...callKeys, ...args];
+
+/**
+ * One product of a writeProducts call. A `…Ref` is the 1-based position of a key in the call's
+ * key table (0: none).
+ */
+export interface WriteProductsRow {
+  productRef: number;
+  id: string;
+  /** '' = create. */
+  expectedRev: string;
+  externalId: string;
+  previousExternalId: string;
+  /** The translation group a new product claims for its external_id ('' = none). */
+  claimGroup: string;
+  createdMs: number;
+  joinLanguageRef: number;
+  joinCategoryRef: number;
+  leaveRefs: number[];
+  /** Its item index in the bulk job ('' = no job). */
+  jobIndex: number | '';
+  docJson: string;
+  parentExternalId: string;
+  embeddingStatus: string;
+  /** '' = the texts did not change (text hash and sources stay as stored). */
+  textHash: string;
+  textSourcesJson: string;
+  /** Digest of the bulk item applied ('' = none). */
+  itemDigest: string;
+  /** Search projection field/value pairs (an empty value removes the field). */
+  projection: string[];
+}
+
+export interface WriteProductsCall {
+  /** changes, translation groups, products, site products, site external ids, synced, item digests, embedding counts[, job results, job counts], then what rows refer to. */
+  keyTable: Key[];
+  maxlen: number;
+  syncedAt: string;
+  hasJob: boolean;
+  /** The event of a single write (a call of one product): the position of its three keys in keyTable. */
+  audit: { ref: number; event: AuditArgs } | null;
+  rows: WriteProductsRow[];
+}
+
+export const writeProductsCall = (c: WriteProductsCall): ScriptCall =>
+  call(c.keyTable, [
+    c.maxlen, c.syncedAt, c.hasJob ? '1' : '0', c.audit?.ref ?? 0, ...(c.audit?.event ?? []),
+    ...c.rows.flatMap((r) => [
+      r.productRef, r.id, r.expectedRev, r.externalId, r.previousExternalId, r.claimGroup, r.createdMs, r.joinLanguageRef,
+      r.joinCategoryRef, r.leaveRefs.join(','), r.jobIndex, r.docJson, r.parentExternalId, r.embeddingStatus, r.textHash,
+      r.textSourcesJson, r.itemDigest, r.projection.length / 2, ...r.projection,
+    ]),
+  ]);
+
+/** One product of a touchProducts call: touched only while `compare` still holds `expected`. */
+export interface TouchProductsRow {
+  productRef: number;
+  id: string;
+  /** The product's revision, or the digest of the bulk item last applied to it. */
+  compare: 'rev' | 'itemDigest';
+  expected: string;
+  /** The item digest to store ('' = leave as is). */
+  itemDigest: string;
+  jobIndex: number | '';
+}
+
+export interface TouchProductsCall {
+  /** synced, item digests[, job results, job counts], then the product hashes rows refer to. */
+  keyTable: Key[];
+  syncedAt: string;
+  hasJob: boolean;
+  rows: TouchProductsRow[];
+}
+
+export const touchProductsCall = (c: TouchProductsCall): ScriptCall =>
+  call(c.keyTable, [
+    c.syncedAt, c.hasJob ? '1' : '0',
+    ...c.rows.flatMap((r) => [r.productRef, r.id, r.compare === 'rev' ? 'rev' : 'item_digest', r.expected, r.itemDigest, r.jobIndex]),
+  ]);
+
+export interface WriteEntryCall {
+  entry: Key;
+  changes: Key;
+  audit: AuditKeys;
+  expiring: Key;
+  category: Key;
+  embeddingCounts: Key;
+  /** Index sets the entry leaves, then those it joins. */
+  leave: Key[];
+  join: Key[];
+  id: string;
+  /** '' = create. */
+  expectedRev: string;
+  createdMs: number;
+  /** '' = never. */
+  expiresMs: number | '';
+  maxlen: number;
+  event: AuditArgs;
+  /** Field/value pairs (an empty value removes the field). */
+  fields: string[];
+}
+
+export const writeEntryCall = (c: WriteEntryCall): ScriptCall =>
+  call([c.entry, c.changes, ...c.audit, c.expiring, c.category, c.embeddingCounts, ...c.leave, ...c.join], [
+    c.id, c.expectedRev, c.createdMs, c.leave.length, c.expiresMs, c.maxlen, ...c.event, ...c.fields,
+  ]);
+
+export interface DeleteEntryCall {
+  entry: Key;
+  changes: Key;
+  audit: AuditKeys;
+  embeddingCounts: Key;
+  expiring: Key;
+  /** Every index set holding the entry. */
+  indexes: Key[];
+  id: string;
+  expectedRev: string;
+  maxlen: number;
+  event: AuditArgs;
+}
+
+export const deleteEntryCall = (c: DeleteEntryCall): ScriptCall =>
+  call([c.entry, c.changes, ...c.audit, c.embeddingCounts, c.expiring, ...c.indexes], [c.id, c.expectedRev, c.maxlen, ...c.event]);
+
+export interface PageEntriesCall {
+  /** The caller's shared set: a ceiling's, or one visibility's. */
+  base: Key;
+  /** The caller's personal set (or base again: none). */
+  personal: Key;
+  expiring: Key;
+  scratch: Key;
+  /** Sets every entry of the page must be in. */
+  filters: Key[];
+  nowMs: number;
+  includeExpired: Flag;
+  offset: number;
+  limit: number;
+  /** '1': the page holds the personal set's entries too. */
+  addPersonal: Flag;
+}
+
+export const pageEntriesCall = (c: PageEntriesCall): ScriptCall =>
+  call([c.base, c.personal, c.expiring, c.scratch, ...c.filters], [c.nowMs, c.includeExpired, c.offset, c.limit, c.addPersonal]);
+
+export interface ProjectDocumentsCall {
+  /** The hash field holding the projection version, and the version. */
+  versionField: string;
+  version: string;
+  documents: { hash: Key; expectedRev: string; fields: string[] }[];
+}
+
+export const projectDocumentsCall = (c: ProjectDocumentsCall): ScriptCall =>
+  call(c.documents.map((d) => d.hash), [c.versionField, c.version, ...c.documents.flatMap((d) => [d.expectedRev, d.fields.length / 2, ...d.fields])]);
+
+export const readHashesCall = (hashes: Key[], fields: readonly string[]): ScriptCall => call(hashes, [...fields]);
+
+export const renameFieldsCall = (hashes: Key[], renames: readonly (readonly [from: string, to: string])[]): ScriptCall =>
+  call(hashes, renames.flat());

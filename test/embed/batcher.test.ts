@@ -1,0 +1,59 @@
+// The micro-batcher on its own, with a counting embedder: texts of concurrent callers share model
+// calls of at most 16 texts, as many at once as the embedder has threads; hold() keeps new calls
+// from starting until release(); close() refuses what has not reached the model.
+import assert from 'node:assert/strict';
+import { setTimeout as delay } from 'node:timers/promises';
+import { test } from 'node:test';
+import { BatcherClosedError, MicroBatcher } from '../../src/embed/batcher.js';
+import type { Embedder } from '../../src/embed/embedder.js';
+
+class CountingEmbedder implements Embedder {
+  readonly modelId = 'counting';
+  readonly dimension = 1;
+  readonly languages = ['en'];
+  calls: number[] = [];
+  running = 0;
+  mostAtOnce = 0;
+  constructor(readonly parallelism: number) {}
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    this.calls.push(texts.length);
+    this.mostAtOnce = Math.max(this.mostAtOnce, ++this.running);
+    await delay(20);
+    this.running--;
+    return texts.map((t) => Float32Array.of(t.length));
+  }
+}
+
+test('callers share calls of at most 16 texts, at most `parallelism` at once, each caller gets its own vectors', async () => {
+  const embedder = new CountingEmbedder(2);
+  const batcher = new MicroBatcher(embedder, 64);
+  const callers = Array.from({ length: 20 }, (_, i) => batcher.embed(['x'.repeat(i + 1), 'y'.repeat(i + 1), 'z']));
+  const results = await Promise.all(callers);
+  results.forEach((vectors, i) => assert.deepEqual(vectors.map((v) => v[0]), [i + 1, i + 1, 1]));
+  assert.equal(embedder.calls.reduce((a, b) => a + b), 60);
+  assert.ok(embedder.calls.every((n) => n <= 16), `calls: ${embedder.calls}`);
+  assert.equal(embedder.mostAtOnce, 2);
+});
+
+test('hold: no call starts until release', async () => {
+  const embedder = new CountingEmbedder(1);
+  const batcher = new MicroBatcher(embedder, 1);
+  batcher.hold();
+  let done = false;
+  const pending = batcher.embed(['a']).then((v) => ((done = true), v));
+  await delay(50);
+  assert.equal(done, false);
+  assert.deepEqual(embedder.calls, []);
+  batcher.release();
+  assert.deepEqual((await pending).map((v) => v[0]), [1]);
+});
+
+test('close refuses new texts and calls not started (held ones included)', async () => {
+  const batcher = new MicroBatcher(new CountingEmbedder(1), 1);
+  batcher.hold();
+  const held = batcher.embed(['a']);
+  await delay(10);
+  batcher.close();
+  await assert.rejects(held, BatcherClosedError);
+  await assert.rejects(batcher.embed(['b']), BatcherClosedError);
+});

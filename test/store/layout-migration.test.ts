@@ -1,0 +1,80 @@
+// The layout migration against a private redis-server: migrateLayout moves the short field names
+// of earlier builds to the names read now and counts the documents by embedding status, tenant by
+// tenant; and the renameFields script on its own.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { keys } from '../../src/store/keys.js';
+import { renameFieldsCall } from '../../src/store/scriptCalls.js';
+import { LAYOUT_VERSION, migrateLayout } from '../../src/store/layoutMigration.js';
+import { keyspace, privateRedis } from './privateRedis.js';
+
+const redis = privateRedis();
+
+/** A product hash as an older release wrote it, every renamed field under its old name. */
+const OLD_PRODUCT = { doc: '{}', rev: '1', pext: 'parent-1', estatus: 'ready', thash: 'h1', tsrc: '{"description":"d"}', emodel: 'm1' };
+const NEW_PRODUCT = {
+  doc: '{}', rev: '1', parent_external_id: 'parent-1', embedding_status: 'ready', text_hash: 'h1', text_sources: '{"description":"d"}', embedding_model: 'm1',
+};
+
+describe('migrateLayout', () => {
+  const hash = (key: string) => redis.hgetall(key);
+
+  test('renames the fields of the products and entries of every tenant not migrated yet, and marks each', async () => {
+    await redis.hset(keys.tenantSlugs, 'slug-a', 'ta', 'slug-b', 'tb', 'slug-c', 'tc');
+    // ta: a product with every old name, one whose new name is set already, a shared and a personal entry.
+    await redis.zadd(keys.products('ta'), 1, 'p1', 2, 'p2');
+    await redis.hset(keys.product('ta', 'p1'), OLD_PRODUCT);
+    await redis.hset(keys.product('ta', 'p2'), { doc: '{}', rev: '2', pext: 'old', parent_external_id: 'new' });
+    await redis.zadd(keys.entriesByCeiling('ta', 'restricted'), 1, 'e1');
+    await redis.hset(keys.entry('ta', 'e1'), { doc: '{}', rev: '1', estatus: 'pending', thash: 'h2', emodel: 'm2' });
+    await redis.zadd(keys.entriesByOwner('ta', 'u1'), 1, 'e2');
+    await redis.hset(keys.entry('ta', 'e2'), { doc: '{}', rev: '1', estatus: 'failed' });
+    // tb: a product already under the new names (no document changed), no marker yet.
+    await redis.zadd(keys.products('tb'), 1, 'p1');
+    await redis.hset(keys.product('tb', 'p1'), NEW_PRODUCT);
+    // tc: marked current, so left alone whatever its hashes hold.
+    await redis.set(keys.storedLayout('tc'), LAYOUT_VERSION);
+    await redis.zadd(keys.products('tc'), 1, 'p1');
+    await redis.hset(keys.product('tc', 'p1'), OLD_PRODUCT);
+
+    assert.deepEqual(await migrateLayout(redis), { tenants: 2, documents: 4 });
+    assert.deepEqual(await hash(keys.product('ta', 'p1')), NEW_PRODUCT);
+    assert.deepEqual(await hash(keys.product('ta', 'p2')), { doc: '{}', rev: '2', parent_external_id: 'new' }, 'a new-name value stays; the old one is dropped');
+    assert.deepEqual(await hash(keys.entry('ta', 'e1')), { doc: '{}', rev: '1', embedding_status: 'pending', text_hash: 'h2', embedding_model: 'm2' });
+    assert.deepEqual(await hash(keys.entry('ta', 'e2')), { doc: '{}', rev: '1', embedding_status: 'failed' });
+    assert.deepEqual(await hash(keys.product('tb', 'p1')), NEW_PRODUCT);
+    assert.deepEqual(await hash(keys.product('tc', 'p1')), OLD_PRODUCT, 'a tenant marked current is skipped');
+    assert.deepEqual(await redis.mget(['ta', 'tb', 'tc'].map((t) => keys.storedLayout(t))), ['ta', 'tb', 'tc'].map(() => LAYOUT_VERSION));
+    assert.deepEqual(await hash(keys.embeddingCounts('ta')), { 'product:ready': '1', 'entry:pending': '1', 'entry:failed': '1' }, 'the statuses counted');
+    assert.deepEqual(await hash(keys.embeddingCounts('tb')), { 'product:ready': '1' });
+  });
+
+  test('is idempotent: a second run finds no tenant to migrate and writes nothing', async () => {
+    const before = await keyspace(redis);
+    assert.deepEqual(await migrateLayout(redis), { tenants: 0, documents: 0 });
+    assert.deepEqual(await keyspace(redis), before);
+  });
+
+  test('a tenant added later, at the first layout (no marker), is migrated alone', async () => {
+    await redis.hset(keys.tenantSlugs, 'slug-d', 'td');
+    await redis.zadd(keys.products('td'), 1, 'p1');
+    await redis.hset(keys.product('td', 'p1'), OLD_PRODUCT);
+    assert.deepEqual(await migrateLayout(redis), { tenants: 1, documents: 1 });
+    assert.deepEqual(await hash(keys.product('td', 'p1')), NEW_PRODUCT);
+    assert.deepEqual(await hash(keys.product('tc', 'p1')), OLD_PRODUCT);
+  });
+});
+
+test('renameFields: moves old to new names unless the new one is set, drops the old; the number of hashes changed', async () => {
+  const h = (name: string) => `rename:${name}`;
+  await redis.hset(h('old'), { a: '1', b: '2', keep: 'x' });
+  await redis.hset(h('both'), { a: 'old', A: 'new' });
+  await redis.hset(h('neither'), { other: 'y' });
+  const call = renameFieldsCall([h('old'), h('both'), h('neither'), h('missing')], [['a', 'A'], ['b', 'B']]);
+  assert.equal(await redis.renameFields(...call), 2);
+  assert.deepEqual(await redis.hgetall(h('old')), { A: '1', B: '2', keep: 'x' });
+  assert.deepEqual(await redis.hgetall(h('both')), { A: 'new' });
+  assert.deepEqual(await redis.hgetall(h('neither')), { other: 'y' });
+  assert.equal(await redis.exists(h('missing')), 0);
+  assert.equal(await redis.renameFields(...call), 0, 'a second call changes nothing');
+});

@@ -1,0 +1,261 @@
+// The product scripts on their own, against a private redis-server: writeProducts, touchProducts
+// and deleteProduct-12, each return code (store/scripts.ts), and that a refused write leaves nothing behind.
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { auditArgs, auditKeys, type AuditActor, type AuditArgs } from '../../src/store/audit.js';
+import { keys } from '../../src/store/keys.js';
+import { KeyTable } from '../../src/store/keyTable.js';
+import { touchProductsCall, writeProductsCall, type TouchProductsRow, type WriteProductsRow } from '../../src/store/scriptCalls.js';
+import { ProductWriteResult, TouchResult, WriteResult } from '../../src/store/scripts.js';
+import { keyspace, newest, privateRedis } from './privateRedis.js';
+
+const T = 'tenant-1';
+const S = 'site-1';
+const MAXLEN = 1000;
+const CREATED = 1_700_000_000_000;
+const SYNCED = '2024-01-01T00:00:00.000Z';
+const actor: AuditActor = { userId: 'u1', credentialId: 'k1', clientId: null, source: 'api' };
+
+const redis = privateRedis();
+
+/** One product of a writeProducts call, its keys by name (language, category, the index keys it leaves). */
+interface Write {
+  id: string;
+  expectedRev?: string;
+  externalId?: string;
+  previousExternalId?: string;
+  claimGroup?: string;
+  language?: string;
+  category?: string;
+  leave?: string[];
+  jobIndex?: number;
+  parentExternalId?: string;
+  textHash?: string;
+  textSources?: string;
+  itemDigest?: string;
+  embeddingStatus?: string;
+  projection?: string[];
+}
+
+/** A key table as products.ts lays it out: the fixed keys, then each other key once, by position. */
+function keyTable(fixed: string[]) {
+  const table = new KeyTable(fixed);
+  return { table: table.keys, ref: (key: string) => table.ref(key) };
+}
+
+function write(products: Write[], options: { job?: string; audited?: boolean } = {}) {
+  const { job, audited } = options;
+  const { table, ref } = keyTable([
+    keys.changes(T), keys.translationGroups(T), keys.products(T), keys.siteProducts(T, S), keys.siteExternalIds(T, S),
+    keys.productsSynced(T), keys.productsItemDigests(T), keys.embeddingCounts(T), ...(job ? [keys.jobResults(T, job), keys.jobCounts(T, job)] : []),
+  ]);
+  const first = products[0];
+  const auditRef = audited ? auditKeys(T, 'product', first.id).map(ref)[0] : 0;
+  const rows = products.map((p): WriteProductsRow => ({
+    productRef: ref(keys.product(T, p.id)), id: p.id, expectedRev: p.expectedRev ?? '', externalId: p.externalId ?? '',
+    previousExternalId: p.previousExternalId ?? '', claimGroup: p.claimGroup ?? '', createdMs: CREATED,
+    joinLanguageRef: p.language ? ref(keys.productsByLanguage(T, p.language)) : 0,
+    joinCategoryRef: p.category ? ref(keys.productsByCategory(T, p.category)) : 0,
+    leaveRefs: (p.leave ?? []).map(ref), jobIndex: p.jobIndex ?? '', docJson: JSON.stringify({ id: p.id, external_id: p.externalId ?? null }),
+    parentExternalId: p.parentExternalId ?? '', embeddingStatus: p.embeddingStatus ?? 'pending', textHash: p.textHash ?? '', textSourcesJson: p.textSources ?? '',
+    itemDigest: p.itemDigest ?? '', projection: p.projection ?? [],
+  }));
+  const event = auditArgs(actor, { action: first.expectedRev ? 'update' : 'create', entityType: 'product', entityId: first.id });
+  return redis.writeProducts(...writeProductsCall({
+    keyTable: table, maxlen: MAXLEN, syncedAt: SYNCED, hasJob: !!job, audit: auditRef ? { ref: auditRef, event } : null, rows,
+  }));
+}
+
+const product = (id: string) => redis.hgetall(keys.product(T, id));
+const indexed = (id: string, ...sets: string[]) => Promise.all(sets.map((set) => redis.zscore(set, id)));
+
+describe('writeProducts', () => {
+  test('Written with the new rev: fields under their stored names, indexes, sync bookkeeping, one change entry, the audit event', async () => {
+    const result = await write([{
+      id: 'p1', externalId: 'ext-1', claimGroup: 'g1', language: 'en', category: 'shoes', parentExternalId: 'parent-1',
+      textHash: 'h1', textSources: '{"description":"d"}', itemDigest: 'dig-1', projection: ['f:title', 'Shoe', 'f:none', ''],
+    }], { audited: true });
+    assert.deepEqual(result, [ProductWriteResult.Written, 1]);
+    assert.deepEqual(await product('p1'), {
+      doc: JSON.stringify({ id: 'p1', external_id: 'ext-1' }), rev: '1', parent_external_id: 'parent-1', embedding_status: 'pending',
+      text_hash: 'h1', text_sources: '{"description":"d"}', 'f:title': 'Shoe',
+    });
+    const sets = [keys.products(T), keys.siteProducts(T, S), keys.productsByLanguage(T, 'en'), keys.productsByCategory(T, 'shoes')];
+    assert.deepEqual(await indexed('p1', ...sets), sets.map(() => String(CREATED)));
+    assert.equal(await redis.hget(keys.siteExternalIds(T, S), 'ext-1'), 'p1');
+    assert.equal(await redis.hget(keys.translationGroups(T), 'ext-1'), 'g1');
+    assert.equal(await redis.hget(keys.productsSynced(T), 'p1'), SYNCED);
+    assert.equal(await redis.hget(keys.productsItemDigests(T), 'p1'), 'dig-1');
+    assert.deepEqual(await newest(redis, keys.changes(T)), { op: 'upsert', kind: 'product', ids: 'p1', revs: '1' });
+    assert.equal((await newest(redis, keys.auditOf(T, 'p1')))?.version, '1');
+  });
+
+  test('Written on update: indexes moved, an empty projection value removes the field, unchanged texts stay, no digest clears it', async () => {
+    const result = await write([{
+      id: 'p1', expectedRev: '1', externalId: 'ext-1', previousExternalId: 'ext-1', language: 'de',
+      leave: [keys.productsByLanguage(T, 'en')], projection: ['f:title', ''],
+    }]);
+    assert.deepEqual(result, [ProductWriteResult.Written, 2]);
+    const stored = await product('p1');
+    assert.equal(stored.rev, '2');
+    assert.equal(stored['f:title'], undefined, 'an empty value removes the field');
+    assert.deepEqual([stored.text_hash, stored.text_sources], ['h1', '{"description":"d"}'], 'no text_hash: the texts stay as stored');
+    assert.deepEqual(await indexed('p1', keys.productsByLanguage(T, 'en'), keys.productsByLanguage(T, 'de')), [null, String(CREATED)]);
+    assert.equal(await redis.hget(keys.productsItemDigests(T), 'p1'), null, 'a write without an item digest clears it');
+
+    assert.deepEqual(await write([{ id: 'p1', expectedRev: '2', externalId: 'ext-1', previousExternalId: 'ext-1', textHash: 'h2' }]), [ProductWriteResult.Written, 3]);
+    const [textHash, textSources] = await redis.hmget(keys.product(T, 'p1'), 'text_hash', 'text_sources');
+    assert.deepEqual([textHash, textSources], ['h2', null], 'new texts without explicit sources drop text_sources');
+  });
+
+  test('Changed for a stale expected rev and for a create of an existing product; nothing written', async () => {
+    const before = await keyspace(redis);
+    assert.deepEqual(
+      await write([{ id: 'p1', expectedRev: '1', externalId: 'ext-1', previousExternalId: 'ext-1' }, { id: 'p1', externalId: 'ext-1' }]),
+      [ProductWriteResult.Changed, '', ProductWriteResult.Changed, ''],
+    );
+    assert.deepEqual(await keyspace(redis), before);
+  });
+
+  test('ExternalIdTaken with the owner id, on create and on a change of external_id; nothing written', async () => {
+    const before = await keyspace(redis);
+    assert.deepEqual(await write([{ id: 'p2', externalId: 'ext-1', language: 'en' }]), [ProductWriteResult.ExternalIdTaken, 'p1']);
+    assert.deepEqual(await write([{ id: 'p2', externalId: 'ext-1', claimGroup: 'g1' }]), [ProductWriteResult.ExternalIdTaken, 'p1']);
+    assert.deepEqual(await keyspace(redis), before);
+    assert.deepEqual(await write([{ id: 'p1', expectedRev: '3', externalId: 'ext-1' }]), [ProductWriteResult.Written, 4], 'its own external_id is not taken');
+    assert.deepEqual(await write([{ id: 'p2', externalId: 'ext-2' }]), [ProductWriteResult.Written, 1]);
+    const moved = await keyspace(redis);
+    assert.deepEqual(
+      await write([{ id: 'p2', expectedRev: '1', externalId: 'ext-1', previousExternalId: 'ext-2' }]),
+      [ProductWriteResult.ExternalIdTaken, 'p1'],
+    );
+    assert.deepEqual(await keyspace(redis), moved);
+  });
+
+  test('TranslationGroupDiffers with the group holding the external_id; nothing written; the same group is Written', async () => {
+    await redis.hset(keys.translationGroups(T), 'ext-9', 'g-other');
+    const before = await keyspace(redis);
+    assert.deepEqual(await write([{ id: 'p3', externalId: 'ext-9', claimGroup: 'g-mine' }]), [ProductWriteResult.TranslationGroupDiffers, 'g-other']);
+    assert.deepEqual(await keyspace(redis), before);
+    assert.deepEqual(await write([{ id: 'p3', externalId: 'ext-9', claimGroup: 'g-other' }]), [ProductWriteResult.Written, 1]);
+  });
+
+  test('a job: each item result and the counts written once, whatever the retries; one change entry per call', async () => {
+    const results = keys.jobResults(T, 'j1');
+    const counts = keys.jobCounts(T, 'j1');
+    assert.deepEqual(
+      await write([{ id: 'j-a', jobIndex: 0 }, { id: 'p1', externalId: 'ext-1', jobIndex: 1 }, { id: 'j-b', jobIndex: 2 }], { job: 'j1' }),
+      [ProductWriteResult.Written, 1, ProductWriteResult.Changed, '', ProductWriteResult.Written, 1],
+    );
+    assert.deepEqual(await newest(redis, keys.changes(T)), { op: 'upsert', kind: 'product', ids: 'j-a,j-b', revs: '1,1' });
+    assert.deepEqual(await redis.hgetall(results), { 0: 'created', 2: 'created' }, 'a refused item has no result from the script');
+    assert.deepEqual(await redis.hgetall(counts), { created: '2' });
+
+    // The retry of item 0 (written meanwhile) and item 2 again, with a new item 3 (an update).
+    assert.deepEqual(
+      await write([{ id: 'j-a', expectedRev: '1', jobIndex: 0 }, { id: 'j-b', expectedRev: '1', jobIndex: 2 }, { id: 'p2', expectedRev: '1', jobIndex: 3 }], { job: 'j1' }),
+      [ProductWriteResult.Written, 2, ProductWriteResult.Written, 2, ProductWriteResult.Written, 2],
+    );
+    assert.deepEqual(await redis.hgetall(results), { 0: 'created', 2: 'created', 3: 'updated' });
+    assert.deepEqual(await redis.hgetall(counts), { created: '2', updated: '1' });
+    assert.equal(await redis.xlen(keys.auditOf(T, 'j-a')), 0, 'bulk items have no audit event of their own');
+  });
+});
+
+describe('touchProducts', () => {
+  const touch = (rows: Omit<TouchProductsRow, 'productRef'>[], job?: string) => {
+    const { table, ref } = keyTable([keys.productsSynced(T), keys.productsItemDigests(T), ...(job ? [keys.jobResults(T, job), keys.jobCounts(T, job)] : [])]);
+    return redis.touchProducts(...touchProductsCall({
+      keyTable: table, syncedAt: SYNCED, hasJob: !!job, rows: rows.map((r) => ({ ...r, productRef: ref(keys.product(T, r.id)) })),
+    }));
+  };
+  const row = (id: string, compare: TouchProductsRow['compare'], expected: string, itemDigest = '', jobIndex: number | '' = '') =>
+    ({ id, compare, expected, itemDigest, jobIndex });
+
+  before(async () => {
+    await redis.hset(keys.product(T, 't1'), 'doc', '{"id":"t1"}', 'rev', '3');
+    await redis.hset(keys.product(T, 't2'), 'doc', '{"id":"t2"}', 'rev', '5');
+    await redis.hset(keys.productsItemDigests(T), 't2', 'd-2');
+  });
+
+  test('Touched while the rev or item digest is the expected one, Changed when not; the product hashes are not modified', async () => {
+    const hashes = [await product('t1'), await product('t2')];
+    const before = await keyspace(redis);
+    assert.deepEqual(await touch([row('t1', 'rev', '2'), row('t2', 'itemDigest', 'd-other')]), [TouchResult.Changed, TouchResult.Changed]);
+    assert.deepEqual(await keyspace(redis), before, 'Changed writes nothing');
+
+    assert.deepEqual(await touch([row('t1', 'rev', '3', 'd-1'), row('t2', 'itemDigest', 'd-2')]), [TouchResult.Touched, TouchResult.Touched]);
+    assert.deepEqual(await redis.hmget(keys.productsSynced(T), 't1', 't2'), [SYNCED, SYNCED]);
+    assert.deepEqual(await redis.hmget(keys.productsItemDigests(T), 't1', 't2'), ['d-1', 'd-2'], "'' leaves the stored digest");
+    assert.deepEqual([await product('t1'), await product('t2')], hashes);
+  });
+
+  test('with a job: Touched counts the item as unchanged once, Counted when it has a result already', async () => {
+    const results = keys.jobResults(T, 'j2');
+    const counts = keys.jobCounts(T, 'j2');
+    assert.deepEqual(await touch([row('t1', 'rev', '3', '', 0), row('t2', 'rev', '4', '', 1)], 'j2'), [TouchResult.Touched, TouchResult.Changed]);
+    assert.deepEqual(await redis.hgetall(results), { 0: 'unchanged' });
+    assert.deepEqual(await redis.hgetall(counts), { unchanged: '1' });
+    const before = await keyspace(redis);
+    assert.deepEqual(await touch([row('t1', 'rev', '3', 'd-9', 0)], 'j2'), [TouchResult.Counted]);
+    assert.deepEqual(await keyspace(redis), before, 'a counted item is skipped whole');
+  });
+});
+
+describe('deleteProduct', () => {
+  const del = (id: string, externalId: string, category: string | null, audited: boolean) => {
+    const event: ['1' | '0', ...AuditArgs] = audited ? ['1', ...auditArgs(actor, { action: 'delete', entityType: 'product', entityId: id })] : ['0'];
+    return redis.deleteProduct(
+      keys.product(T, id), keys.siteExternalIds(T, S), keys.products(T), keys.siteProducts(T, S), keys.productsByLanguage(T, 'en'),
+      category !== null ? keys.productsByCategory(T, category) : keys.products(T), keys.changes(T), keys.productsSynced(T),
+      keys.productsItemDigests(T), ...auditKeys(T, 'product', id), keys.embeddingCounts(T), id, externalId, category !== null ? '1' : '0', MAXLEN, ...event,
+    );
+  };
+
+  test('Done, then Missing; its indexes, external_id and sync bookkeeping cleared, one change entry, one audit event', async () => {
+    await write([{ id: 'd1', externalId: 'ext-d1', language: 'en', category: 'hats', itemDigest: 'dig' }], { audited: true });
+    assert.equal(await del('d1', 'ext-d1', 'hats', true), WriteResult.Done);
+    assert.equal(await redis.exists(keys.product(T, 'd1')), 0);
+    const sets = [keys.products(T), keys.siteProducts(T, S), keys.productsByLanguage(T, 'en'), keys.productsByCategory(T, 'hats')];
+    assert.deepEqual(await indexed('d1', ...sets), sets.map(() => null));
+    assert.equal(await redis.hget(keys.siteExternalIds(T, S), 'ext-d1'), null);
+    assert.deepEqual(await redis.hmget(keys.productsSynced(T), 'd1'), [null]);
+    assert.deepEqual(await redis.hmget(keys.productsItemDigests(T), 'd1'), [null]);
+    assert.deepEqual(await newest(redis, keys.changes(T)), { op: 'delete', kind: 'product', id: 'd1' });
+    assert.equal((await newest(redis, keys.auditOf(T, 'd1')))?.action, 'delete');
+
+    const before = await keyspace(redis);
+    assert.equal(await del('d1', 'ext-d1', 'hats', true), WriteResult.Missing);
+    assert.deepEqual(await keyspace(redis), before, 'Missing writes nothing');
+  });
+
+  test('without an audit event (a site purge); an external_id another product holds now is left to it', async () => {
+    await write([{ id: 'd2', externalId: 'ext-d2', language: 'en' }]);
+    await redis.hset(keys.siteExternalIds(T, S), 'ext-d2', 'someone-else');
+    assert.equal(await del('d2', 'ext-d2', null, false), WriteResult.Done);
+    assert.equal(await redis.hget(keys.siteExternalIds(T, S), 'ext-d2'), 'someone-else');
+    assert.equal(await redis.xlen(keys.auditOf(T, 'd2')), 0);
+    assert.deepEqual(await indexed('d2', keys.products(T), keys.productsByLanguage(T, 'en')), [null, null]);
+  });
+});
+
+describe('embedding status counts', () => {
+  test('a write counts its product under its status, an update moves it, a delete drops it; a refused write counts nothing', async () => {
+    const counts = () => redis.hgetall(keys.embeddingCounts(T));
+    await redis.del(keys.embeddingCounts(T));
+    await write([{ id: 'c1' }, { id: 'c2', embeddingStatus: 'skipped' }]);
+    assert.deepEqual(await counts(), { 'product:pending': '1', 'product:skipped': '1' });
+    await redis.hset(keys.product(T, 'c1'), 'embedding_status', 'ready');
+    await redis.hincrby(keys.embeddingCounts(T), 'product:pending', -1);
+    await redis.hincrby(keys.embeddingCounts(T), 'product:ready', 1);
+    assert.deepEqual(await write([{ id: 'c1', expectedRev: '1', embeddingStatus: 'pending' }, { id: 'c2', expectedRev: '9' }]), [ProductWriteResult.Written, 2, ProductWriteResult.Changed, '']);
+    assert.deepEqual(await counts(), { 'product:pending': '1', 'product:ready': '0', 'product:skipped': '1' });
+    const event: ['0'] = ['0'];
+    assert.equal(await redis.deleteProduct(
+      keys.product(T, 'c2'), keys.siteExternalIds(T, S), keys.products(T), keys.siteProducts(T, S), keys.productsByLanguage(T, 'en'),
+      keys.products(T), keys.changes(T), keys.productsSynced(T), keys.productsItemDigests(T), ...auditKeys(T, 'product', 'c2'), keys.embeddingCounts(T),
+      'c2', '', '0', MAXLEN, ...event,
+    ), WriteResult.Done);
+    assert.deepEqual(await counts(), { 'product:pending': '1', 'product:ready': '0', 'product:skipped': '0' });
+  });
+});
