@@ -42,11 +42,12 @@ const nameOf = (pid: number): string => {
   return queues ? `worker (${queues.replaceAll(',', '+')})` : `child ${pid}`;
 };
 
-export async function startKcs(undo: Undo, env: Record<string, string> = {}): Promise<KcsStart> {
+/** nodeArgs: options for node in every process of the tree (the workers inherit them), e.g. --cpu-prof. */
+export async function startKcs(undo: Undo, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<KcsStart> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kcs-bench-start-'));
   undo(() => rmSync(dataDir, { recursive: true, force: true }));
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'start'], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/cli.ts', 'start'], {
     env: { ...process.env, PORT: String(port), KCS_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

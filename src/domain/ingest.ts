@@ -124,9 +124,9 @@ export class IngestService {
     for (const ext of chunk.externalIds) if (ext) seen.set(ext, (seen.get(ext) ?? 0) + 1);
     // An external_id sent twice in a chunk: the later item must see what the earlier one wrote.
     const candidates = chunk.externalIds.flatMap((ext, k) => (ext && seen.get(ext) === 1 ? [k] : []));
-    const settled = await this.deps.products.settleUnchanged(
-      tenantId, job.siteId, candidates.map((k) => ({ externalId: chunk.externalIds[k], itemDigest: digests[k], jobItem: jobItem(k) })),
-    );
+    const settled = await this.deps.products.settleUnchanged(tenantId, {
+      siteId: job.siteId, jobId: job.id, items: candidates.map((k) => ({ externalId: chunk.externalIds[k], itemDigest: digests[k], index: chunk.indexes[k] })),
+    });
     const found = new Map(candidates.map((k, j) => [k, settled[j]]));
     const requests: UpsertRequest[] = [];
     chunk.lines.forEach((line, k) => {

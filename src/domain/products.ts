@@ -3,7 +3,9 @@ import { hash, randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Static } from '@sinclair/typebox';
 import type { Product, ProductCreate } from '../schemas/products.js';
-import type { JobItem, ProductFilter, ProductRecord, ProductRepository, ProductTexts, ProductTextSources, ProductWrite, StoredProduct } from '../store/products.js';
+import type {
+  ItemSettlement, JobItem, ProductFilter, ProductRecord, ProductRepository, ProductTexts, ProductTextSources, ProductWrite, Settled, StoredProduct,
+} from '../store/products.js';
 import { canonicalDecimal } from '../schemas/decimalString.js';
 import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
 import { ConflictError, NotFoundError } from './errors.js';
@@ -156,22 +158,10 @@ function oneRequestPerProduct(prepared: PreparedRequest[], pending: number[]): {
   return { round, deferred };
 }
 
-export interface Settled {
-  result: 'unchanged' | 'done' | 'unsettled';
-  id: string | null;
-}
-
-/** A bulk item that may be the same as the one last applied to its product. */
-export interface SettleCandidate {
-  externalId: string;
-  itemDigest: string;
-  jobItem: JobItem;
-}
-
 /** What the product rules need of a store: store/products.ts ProductRepository (Redis), or an in-memory one in tests. */
 export type ProductStore = Pick<
   ProductRepository,
-  'idByExternalId' | 'idsByExternalIds' | 'translationGroupsOf' | 'get' | 'getMany' | 'parentIds' | 'writeMany' | 'touchMany' | 'delete' | 'page'
+  'idByExternalId' | 'idsByExternalIds' | 'translationGroupsOf' | 'get' | 'getMany' | 'parentIds' | 'writeMany' | 'touchMany' | 'settleMany' | 'delete' | 'page'
 >;
 
 export class ProductService {
@@ -190,22 +180,13 @@ export class ProductService {
   }
 
   /**
-   * The bulk fast path for a re-sent catalogue: an item whose digest `itemDigest` (of its source and
-   * exact JSON text) equals the one stored with its product when it was last applied cannot change
-   * any stored field, so it is recorded as unchanged at once, without reading the product.
-   * Returns per candidate 'unchanged', 'done' (the job item already has a result) or 'unsettled'
-   * (the full upsert decides), with the id its external_id named (a `knownId` for the upsert).
-   * External ids must be distinct: a later item must not be settled against a state that an
-   * earlier one is about to change.
+   * The bulk fast path for a re-sent catalogue (ProductRepository.settleMany): the items sent
+   * exactly as last applied are recorded as unchanged at once, without reading their products.
+   * Returns per item 'unchanged', 'done' (the job item already has a result) or 'unsettled' (the
+   * full upsert decides), with the id its external_id named (a `knownId` for the upsert).
    */
-  async settleUnchanged(tenantId: string, siteId: string, candidates: SettleCandidate[]): Promise<Settled[]> {
-    const ids = await this.repo.idsByExternalIds(tenantId, candidates.map((c) => ({ siteId, externalId: c.externalId })));
-    const known = candidates.flatMap((_, k) => (ids[k] ? [k] : []));
-    const synced = new Date().toISOString();
-    const touched = await this.repo.touchMany(tenantId, synced, known.map((k) => ({ id: ids[k]!, field: 'itemDigest', expected: candidates[k].itemDigest, jobItem: candidates[k].jobItem })));
-    const out: Settled[] = ids.map((id) => ({ result: 'unsettled', id }));
-    known.forEach((k, j) => (out[k].result = touched[j] === 'touched' ? 'unchanged' : touched[j] === 'done' ? 'done' : 'unsettled'));
-    return out;
+  settleUnchanged(tenantId: string, settlement: Omit<ItemSettlement, 'synced'>): Promise<Settled[]> {
+    return settlement.items.length === 0 ? Promise.resolve([]) : this.repo.settleMany(tenantId, { ...settlement, synced: new Date().toISOString() });
   }
 
   /**
@@ -287,7 +268,7 @@ export class ProductService {
       } else retry.push(index);
     });
     const touched = await this.repo.touchMany(tenantId, now, touches.map(({ index, record }) => ({
-      id: record.doc.id, field: 'rev', expected: record.rev, itemDigest: prepared[index].itemDigest, jobItem: prepared[index].jobItem,
+      id: record.doc.id, expectedRev: record.rev, itemDigest: prepared[index].itemDigest, jobItem: prepared[index].jobItem,
     })));
     touched.forEach((outcome, k) => {
       const { index, record } = touches[k];

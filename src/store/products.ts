@@ -9,7 +9,7 @@ import type { Store } from './redis.js';
 import { embeddingStatusOf, type Page } from './docs.js';
 import { KeyTable } from './keyTable.js';
 import { touchProductsCall, writeProductsCall, type WriteProductsRow } from './scriptCalls.js';
-import { ProductWriteResult, TouchResult, WriteResult } from './scripts.js';
+import { ProductWriteResult, SettleResult, TouchResult, WriteResult } from './scripts.js';
 
 /**
  * A product's stored fields: the response less what is derived at read time (the parent's id from
@@ -53,7 +53,7 @@ export interface ProductWrite {
   previous: ProductRecord | null;
   /** A bulk item: its job and index, so the result is counted once whatever the retries. */
   jobItem?: JobItem;
-  /** Digest of the bulk item written (see ProductTouch); null for other writes, which clear it. */
+  /** Digest of the bulk item written (see settleMany); null for other writes, which clear it. */
   itemDigest?: string | null;
   /** Who made a single write: its audit event is written with it. Bulk items have none (their job is audited). */
   audit?: AuditActor;
@@ -64,20 +64,36 @@ export interface JobItem {
   index: number;
 }
 
-/** A sync that changed nothing, recorded only while the product's `rev`, or the digest of its last bulk item, still is `expected`. */
+/** A sync that changed nothing, recorded only while the product's revision still is `expectedRev`. */
 export interface ProductTouch {
   id: string;
-  field: 'rev' | 'itemDigest';
-  expected: string;
+  expectedRev: string;
   /** The digest of the bulk item to remember, so that the same item sent again is settled by its digest alone. */
   itemDigest?: string | null;
   jobItem?: JobItem;
+}
+
+/** The bulk items of one job and site that settleMany may settle. */
+export interface ItemSettlement {
+  siteId: string;
+  jobId: string;
+  synced: string;
+  /** Distinct external_ids: a later item must not be settled against a state an earlier one is about to change. */
+  items: { externalId: string; itemDigest: string; index: number }[];
+}
+
+/** Per item of settleMany: 'unchanged', 'done' (the job item has a result already) or 'unsettled', with the id its external_id names. */
+export interface Settled {
+  result: 'unchanged' | 'done' | 'unsettled';
+  id: string | null;
 }
 
 export type TouchOutcome = 'touched' | 'differs' | 'done';
 
 /** Products per script call: large enough to spread the call's cost, small enough to keep each call short. */
 const WRITE_BATCH = 100;
+/** Items per settleItems call: it only reads and compares, a fraction of a write's work per item. */
+const SETTLE_BATCH = 500;
 
 /** Indexes of `items` grouped by `groupOf` (each group in item order). */
 function groupBy<T>(items: T[], groupOf: (item: T, index: number) => string): number[][] {
@@ -258,10 +274,38 @@ export class ProductRepository {
   }
 
   /**
-   * Records syncs that changed nothing (the sync time; the job item counted once), in batched
-   * script calls. Each touch names the field that must still hold a value: the record's `rev`, or
-   * `itemDigest`, the digest of the last bulk item applied. Returns 'touched', 'differs', or 'done' for a
-   * job item that already has a result.
+   * The bulk fast path for a re-sent catalogue, without reading a product: an item whose digest
+   * (of its source and exact JSON text) is the one stored when its product was last applied cannot
+   * change any stored field, so its sync time is recorded and its job item counted as unchanged.
+   */
+  async settleMany(tenantId: string, { siteId, jobId, synced, items }: ItemSettlement): Promise<Settled[]> {
+    const t = tenantId;
+    const pipeline = this.redis.pipeline();
+    for (let start = 0; start < items.length; start += SETTLE_BATCH) {
+      (pipeline as unknown as Store).settleItems(
+        keys.siteExternalIds(t, siteId), keys.productsSynced(t), keys.productsItemDigests(t), keys.jobResults(t, jobId), keys.jobCounts(t, jobId),
+        synced, ...items.slice(start, start + SETTLE_BATCH).flatMap((item) => [item.externalId, item.itemDigest, item.index]),
+      );
+    }
+    const out: Settled[] = [];
+    for (const [error, value] of (await pipeline.exec()) ?? []) {
+      if (error) throw error;
+      const flat = value as (SettleResult | string)[];
+      for (let i = 0; i < flat.length; i += 2) {
+        const code = flat[i];
+        out.push({
+          result: code === SettleResult.Unchanged ? 'unchanged' : code === SettleResult.Counted ? 'done' : 'unsettled',
+          id: (flat[i + 1] as string) || null,
+        });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Records syncs that changed nothing (the sync time; the job item counted once) while the
+   * record's revision is still the one read, in batched script calls. Returns 'touched', 'differs',
+   * or 'done' for a job item that already has a result.
    */
   async touchMany(tenantId: string, synced: string, touches: ProductTouch[]): Promise<TouchOutcome[]> {
     if (touches.length === 0) return [];
@@ -273,9 +317,9 @@ export class ProductRepository {
       for (let start = 0; start < group.length; start += WRITE_BATCH) {
         const table = new KeyTable([keys.productsSynced(t), keys.productsItemDigests(t), ...(job ? [keys.jobResults(t, job.jobId), keys.jobCounts(t, job.jobId)] : [])]);
         const rows = group.slice(start, start + WRITE_BATCH).map((k) => {
-          const { id, field, expected, itemDigest, jobItem } = touches[k];
+          const { id, expectedRev, itemDigest, jobItem } = touches[k];
           order.push(k);
-          return { productRef: table.ref(keys.product(t, id)), id, compare: field, expected, itemDigest: itemDigest ?? '', jobIndex: jobItem?.index ?? '' } as const;
+          return { productRef: table.ref(keys.product(t, id)), id, expectedRev, itemDigest: itemDigest ?? '', jobIndex: jobItem?.index ?? ('' as const) };
         });
         (pipeline as unknown as Store).touchProducts(...touchProductsCall({ keyTable: table.keys, syncedAt: synced, hasJob: !!job, rows }));
       }

@@ -65,13 +65,11 @@ export const writeProductsCall = (c: WriteProductsCall): ScriptCall =>
     ]),
   ]);
 
-/** One product of a touchProducts call: touched only while `compare` still holds `expected`. */
+/** One product of a touchProducts call: touched only while its revision still is `expectedRev`. */
 export interface TouchProductsRow {
   productRef: number;
   id: string;
-  /** The product's revision, or the digest of the bulk item last applied to it. */
-  compare: 'rev' | 'itemDigest';
-  expected: string;
+  expectedRev: string;
   /** The item digest to store ('' = leave as is). */
   itemDigest: string;
   jobIndex: number | '';
@@ -88,7 +86,7 @@ export interface TouchProductsCall {
 export const touchProductsCall = (c: TouchProductsCall): ScriptCall =>
   call(c.keyTable, [
     c.syncedAt, c.hasJob ? '1' : '0',
-    ...c.rows.flatMap((r) => [r.productRef, r.id, r.compare === 'rev' ? 'rev' : 'item_digest', r.expected, r.itemDigest, r.jobIndex]),
+    ...c.rows.flatMap((r) => [r.productRef, r.id, r.expectedRev, r.itemDigest, r.jobIndex]),
   ]);
 
 export interface WriteEntryCall {

@@ -54,8 +54,18 @@ export enum ProductWriteResult {
 /** Per product of touchProducts. */
 export enum TouchResult {
   Touched = 1,
-  /** Its revision or item digest is not the expected one. */
+  /** Its revision is not the expected one. */
   Changed = 0,
+  /** Its bulk item has a result already. */
+  Counted = 2,
+}
+
+/** Per item of settleItems, each with the id its external_id names ('' = none). */
+export enum SettleResult {
+  /** Sent exactly as last applied: its sync time recorded, its job item counted. */
+  Unchanged = 1,
+  /** Left to the full upsert. */
+  Unsettled = 0,
   /** Its bulk item has a result already. */
   Counted = 2,
 }
@@ -95,6 +105,11 @@ export interface ScriptCommands {
   /** Per product two values: a ProductWriteResult and its detail. */
   writeProducts(...call: ScriptCall): Promise<(ProductWriteResult | string)[]>;
   touchProducts(...call: ScriptCall): Promise<TouchResult[]>;
+  /** Per item two values: a SettleResult and the id its external_id names. */
+  settleItems(
+    ...call: [externalIds: Key, synced: Key, itemDigests: Key, jobResults: Key, jobCounts: Key, syncedAt: string,
+      ...items: (string | number)[]]
+  ): Promise<(SettleResult | string)[]>;
   deleteProduct(
     ...call: [product: Key, externalIds: Key, products: Key, siteProducts: Key, language: Key, category: Key, changes: Key,
       synced: Key, itemDigests: Key, ...audit: AuditKeys, embeddingCounts: Key, id: string, externalId: string, hasCategory: Flag,

@@ -1,10 +1,10 @@
 // An in-memory ProductStore with the semantics of store/products.ts and its scripts, for unit
 // tests of the product rules: revisions checked on write (a stale write is refused), one product
-// per external_id and site, touches that only hold while the revision or item digest is the one
-// expected, a job item counted once. `beforeWrite` lets a test change the store between a
+// per external_id and site, touches that only hold while the revision is the one expected, bulk
+// items settled by their item digest, a job item counted once. `beforeWrite` lets a test change the store between a
 // round's read and its write (a concurrent writer).
 import type { ProductStore } from '../../src/domain/products.js';
-import type { ProductRecord, ProductTouch, ProductWrite, TouchOutcome, WriteOutcome } from '../../src/store/products.js';
+import type { ItemSettlement, ProductRecord, ProductTouch, ProductWrite, Settled, TouchOutcome, WriteOutcome } from '../../src/store/products.js';
 
 interface Row extends ProductRecord {
   itemDigest: string | null;
@@ -73,11 +73,25 @@ export class MemoryProductStore implements ProductStore {
     return touches.map((t) => {
       const row = this.rows.get(t.id);
       if (t.jobItem && this.jobResults.has(`${t.jobItem.jobId} ${t.jobItem.index}`)) return 'done';
-      if (!row || (t.field === 'rev' ? row.rev : row.itemDigest) !== t.expected) return 'differs';
+      if (!row || row.rev !== t.expectedRev) return 'differs';
       row.synced = synced;
       if (t.itemDigest) row.itemDigest = t.itemDigest;
       if (t.jobItem) this.count(t.jobItem, 'unchanged');
       return 'touched';
+    });
+  }
+
+  async settleMany(_tenantId: string, { siteId, jobId, synced, items }: ItemSettlement): Promise<Settled[]> {
+    return items.map((item) => {
+      const id = this.externalIds.get(`${siteId} ${item.externalId}`) ?? null;
+      const row = id === null ? undefined : this.rows.get(id);
+      if (!row) return { result: 'unsettled', id };
+      const jobItem = { jobId, index: item.index };
+      if (this.jobResults.has(`${jobId} ${item.index}`)) return { result: 'done', id };
+      if (row.itemDigest !== item.itemDigest) return { result: 'unsettled', id };
+      row.synced = synced;
+      this.count(jobItem, 'unchanged');
+      return { result: 'unchanged', id };
     });
   }
 

@@ -91,16 +91,18 @@ test('bulk fast path: an item whose digest is the one last applied is unchanged 
   const [first] = await products.upsertMany(T, [{ siteId: SITE, input: item(), source: 'bulk', itemDigest: 'digest-1', jobItem: job(0) }]);
   assert.equal(first.result, 'created');
 
-  const settled = await products.settleUnchanged(T, SITE, [
-    { externalId: 'sku-1', itemDigest: 'digest-1', jobItem: { jobId: 'job-2', index: 0 } },
-    { externalId: 'sku-1', itemDigest: 'digest-other', jobItem: { jobId: 'job-2', index: 1 } },
-    { externalId: 'unknown', itemDigest: 'digest-1', jobItem: { jobId: 'job-2', index: 2 } },
-  ]);
+  const settled = await products.settleUnchanged(T, {
+    siteId: SITE, jobId: 'job-2', items: [
+      { externalId: 'sku-1', itemDigest: 'digest-1', index: 0 },
+      { externalId: 'sku-1', itemDigest: 'digest-other', index: 1 },
+      { externalId: 'unknown', itemDigest: 'digest-1', index: 2 },
+    ],
+  });
   assert.deepEqual(settled.map((s) => s.result), ['unchanged', 'unsettled', 'unsettled']);
   assert.deepEqual(settled.map((s) => s.id), [first.id, first.id, null]);
   assert.equal(store.jobResults.get('job-2 0'), 'unchanged');
 
-  const again = await products.settleUnchanged(T, SITE, [{ externalId: 'sku-1', itemDigest: 'digest-1', jobItem: { jobId: 'job-2', index: 0 } }]);
+  const again = await products.settleUnchanged(T, { siteId: SITE, jobId: 'job-2', items: [{ externalId: 'sku-1', itemDigest: 'digest-1', index: 0 }] });
   assert.equal(again[0].result, 'done', 'a job item already counted is not counted again');
   assert.equal(store.writes, 1);
 });

@@ -1,12 +1,13 @@
-// The product scripts on their own, against a private redis-server: writeProducts, touchProducts
-// and deleteProduct-12, each return code (store/scripts.ts), and that a refused write leaves nothing behind.
+// The product scripts on their own, against a private redis-server: writeProducts, touchProducts,
+// settleItems-5 and deleteProduct-13, each return code (store/scripts.ts), and that a refused write
+// leaves nothing behind.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { auditArgs, auditKeys, type AuditActor, type AuditArgs } from '../../src/store/audit.js';
 import { keys } from '../../src/store/keys.js';
 import { KeyTable } from '../../src/store/keyTable.js';
 import { touchProductsCall, writeProductsCall, type TouchProductsRow, type WriteProductsRow } from '../../src/store/scriptCalls.js';
-import { ProductWriteResult, TouchResult, WriteResult } from '../../src/store/scripts.js';
+import { ProductWriteResult, SettleResult, TouchResult, WriteResult } from '../../src/store/scripts.js';
 import { keyspace, newest, privateRedis } from './privateRedis.js';
 
 const T = 'tenant-1';
@@ -140,6 +141,35 @@ describe('writeProducts', () => {
     assert.deepEqual(await write([{ id: 'p3', externalId: 'ext-9', claimGroup: 'g-other' }]), [ProductWriteResult.Written, 1]);
   });
 
+  test('one call applies its products in order: an external_id released by one is free for a later one, one claimed is taken for a later one', async () => {
+    assert.deepEqual(await write([{ id: 'o1', externalId: 'ord-x', claimGroup: 'go1' }]), [ProductWriteResult.Written, 1]);
+    assert.deepEqual(
+      await write([
+        { id: 'o1', expectedRev: '1', externalId: 'ord-y', previousExternalId: 'ord-x' },
+        { id: 'o2', externalId: 'ord-x' },
+        { id: 'o3', externalId: 'ord-y', claimGroup: 'go3' },
+        { id: 'o4', externalId: 'ord-z', claimGroup: 'gz' },
+        { id: 'o5', externalId: 'ord-w', claimGroup: 'gz-other' },
+      ]),
+      [ProductWriteResult.Written, 2, ProductWriteResult.Written, 1, ProductWriteResult.ExternalIdTaken, 'o1', ProductWriteResult.Written, 1, ProductWriteResult.Written, 1],
+    );
+    assert.deepEqual(await redis.hmget(keys.siteExternalIds(T, S), 'ord-x', 'ord-y', 'ord-z', 'ord-w'), ['o2', 'o1', 'o4', 'o5']);
+    assert.deepEqual(await redis.hmget(keys.translationGroups(T), 'ord-x', 'ord-y', 'ord-z', 'ord-w'), ['go1', null, 'gz', 'gz-other'], 'a refused product claims no group');
+
+    // o2 gives up ord-x, o1 takes it and gives up ord-y, which a new product then claims: all in one call.
+    assert.deepEqual(
+      await write([
+        { id: 'o2', expectedRev: '1', externalId: 'ord-v', previousExternalId: 'ord-x' },
+        { id: 'o1', expectedRev: '2', externalId: 'ord-x', previousExternalId: 'ord-y' },
+        { id: 'o6', externalId: 'ord-y', claimGroup: 'go6' },
+        { id: 'o7', externalId: 'ord-z', claimGroup: 'gz' },
+      ]),
+      [ProductWriteResult.Written, 2, ProductWriteResult.Written, 3, ProductWriteResult.Written, 1, ProductWriteResult.ExternalIdTaken, 'o4'],
+    );
+    assert.deepEqual(await redis.hmget(keys.siteExternalIds(T, S), 'ord-v', 'ord-x', 'ord-y', 'ord-z'), ['o2', 'o1', 'o6', 'o4']);
+    assert.equal(await redis.hget(keys.translationGroups(T), 'ord-y'), 'go6');
+  });
+
   test('a job: each item result and the counts written once, whatever the retries; one change entry per call', async () => {
     const results = keys.jobResults(T, 'j1');
     const counts = keys.jobCounts(T, 'j1');
@@ -169,8 +199,7 @@ describe('touchProducts', () => {
       keyTable: table, syncedAt: SYNCED, hasJob: !!job, rows: rows.map((r) => ({ ...r, productRef: ref(keys.product(T, r.id)) })),
     }));
   };
-  const row = (id: string, compare: TouchProductsRow['compare'], expected: string, itemDigest = '', jobIndex: number | '' = '') =>
-    ({ id, compare, expected, itemDigest, jobIndex });
+  const row = (id: string, expectedRev: string, itemDigest = '', jobIndex: number | '' = '') => ({ id, expectedRev, itemDigest, jobIndex });
 
   before(async () => {
     await redis.hset(keys.product(T, 't1'), 'doc', '{"id":"t1"}', 'rev', '3');
@@ -178,13 +207,13 @@ describe('touchProducts', () => {
     await redis.hset(keys.productsItemDigests(T), 't2', 'd-2');
   });
 
-  test('Touched while the rev or item digest is the expected one, Changed when not; the product hashes are not modified', async () => {
+  test('Touched while the rev is the expected one, Changed when not; the product hashes are not modified', async () => {
     const hashes = [await product('t1'), await product('t2')];
     const before = await keyspace(redis);
-    assert.deepEqual(await touch([row('t1', 'rev', '2'), row('t2', 'itemDigest', 'd-other')]), [TouchResult.Changed, TouchResult.Changed]);
+    assert.deepEqual(await touch([row('t1', '2'), row('t2', '4')]), [TouchResult.Changed, TouchResult.Changed]);
     assert.deepEqual(await keyspace(redis), before, 'Changed writes nothing');
 
-    assert.deepEqual(await touch([row('t1', 'rev', '3', 'd-1'), row('t2', 'itemDigest', 'd-2')]), [TouchResult.Touched, TouchResult.Touched]);
+    assert.deepEqual(await touch([row('t1', '3', 'd-1'), row('t2', '5')]), [TouchResult.Touched, TouchResult.Touched]);
     assert.deepEqual(await redis.hmget(keys.productsSynced(T), 't1', 't2'), [SYNCED, SYNCED]);
     assert.deepEqual(await redis.hmget(keys.productsItemDigests(T), 't1', 't2'), ['d-1', 'd-2'], "'' leaves the stored digest");
     assert.deepEqual([await product('t1'), await product('t2')], hashes);
@@ -193,12 +222,46 @@ describe('touchProducts', () => {
   test('with a job: Touched counts the item as unchanged once, Counted when it has a result already', async () => {
     const results = keys.jobResults(T, 'j2');
     const counts = keys.jobCounts(T, 'j2');
-    assert.deepEqual(await touch([row('t1', 'rev', '3', '', 0), row('t2', 'rev', '4', '', 1)], 'j2'), [TouchResult.Touched, TouchResult.Changed]);
+    assert.deepEqual(await touch([row('t1', '3', '', 0), row('t2', '4', '', 1)], 'j2'), [TouchResult.Touched, TouchResult.Changed]);
     assert.deepEqual(await redis.hgetall(results), { 0: 'unchanged' });
     assert.deepEqual(await redis.hgetall(counts), { unchanged: '1' });
     const before = await keyspace(redis);
-    assert.deepEqual(await touch([row('t1', 'rev', '3', 'd-9', 0)], 'j2'), [TouchResult.Counted]);
+    assert.deepEqual(await touch([row('t1', '3', 'd-9', 0)], 'j2'), [TouchResult.Counted]);
     assert.deepEqual(await keyspace(redis), before, 'a counted item is skipped whole');
+  });
+});
+
+describe('settleItems', () => {
+  const settle = (job: string, items: [externalId: string, itemDigest: string, index: number][]) =>
+    redis.settleItems(
+      keys.siteExternalIds(T, S), keys.productsSynced(T), keys.productsItemDigests(T), keys.jobResults(T, job), keys.jobCounts(T, job),
+      SYNCED, ...items.flat(),
+    );
+
+  before(async () => {
+    await redis.hset(keys.siteExternalIds(T, S), 'sku-a', 'sa', 'sku-b', 'sb', 'sku-c', 'sc');
+    await redis.hset(keys.productsItemDigests(T), 'sa', 'd-a', 'sb', 'd-b');
+  });
+
+  test('Unchanged where the item digest is the one stored, else Unsettled with the id its external_id names; only the settled are recorded', async () => {
+    const before = await keyspace(redis);
+    assert.deepEqual(await settle('s1', [['sku-a', 'd-other', 0], ['sku-c', 'd-c', 1], ['sku-new', 'd-a', 2]]), [
+      SettleResult.Unsettled, 'sa', SettleResult.Unsettled, 'sc', SettleResult.Unsettled, '',
+    ]);
+    assert.deepEqual(await keyspace(redis), before, 'nothing settled, nothing written');
+
+    assert.deepEqual(await settle('s1', [['sku-a', 'd-a', 0], ['sku-new', 'd-x', 1], ['sku-b', 'd-b', 2]]), [
+      SettleResult.Unchanged, 'sa', SettleResult.Unsettled, '', SettleResult.Unchanged, 'sb',
+    ]);
+    assert.deepEqual(await redis.hmget(keys.productsSynced(T), 'sa', 'sb', 'sc'), [SYNCED, SYNCED, null]);
+    assert.deepEqual(await redis.hgetall(keys.jobResults(T, 's1')), { 0: 'unchanged', 2: 'unchanged' });
+    assert.deepEqual(await redis.hgetall(keys.jobCounts(T, 's1')), { unchanged: '2' });
+  });
+
+  test('Counted when the job item has a result already: counted once, whatever the retries', async () => {
+    const before = await keyspace(redis);
+    assert.deepEqual(await settle('s1', [['sku-a', 'd-a', 0], ['sku-b', 'd-b', 2]]), [SettleResult.Counted, 'sa', SettleResult.Counted, 'sb']);
+    assert.deepEqual(await keyspace(redis), before);
   });
 });
 

@@ -1,7 +1,10 @@
 -- Create or replace a batch of products of one site (and at most one bulk job). Each product is
 -- one step of its own: its fields, its external_id and translation-group claims, its list indexes
--- and its job result. The batch adds one change entry naming every product written, and adds to
--- each list index and job counter once. A single write (never a bulk one) adds its audit event.
+-- and its job result, in the order of the products. The shared hashes (external_ids, groups, job
+-- results, sync bookkeeping) are read once up front and written once at the end, with the steps
+-- applied in between: a few commands per call instead of several per product, for the script and
+-- for the append-only file. The batch adds one change entry naming every product written. A
+-- single write (never a bulk one) adds its audit event.
 -- KEYS: 1 change stream, 2 tenant translation-group hash, 3 tenant zset, 4 site zset,
 --       5 site external_id hash, 6 synced hash, 7 item digest hash, 8 embedding status counts,
 --       9 job results hash, 10 job counts hash (9 and 10 only with a job), then product hashes
@@ -23,9 +26,42 @@
 --- @include "lib/embeddingCounts"
 local STRIDE = 18
 local synced, withJob = ARGV[2], ARGV[3] == '1'
-local out, ids, revs = {}, {}, {}
-local adds, counts = {}, {}
--- Sync bookkeeping of the call, written once at the end: id/time and id/digest pairs, digests to drop.
+local auditAt = tonumber(ARGV[4])
+local first = 5
+if auditAt > 0 then first = 9 + 2 * tonumber(ARGV[8]) end
+
+-- The rows' positions in ARGV, and every field of a shared hash that some row reads.
+local rows = {}
+local extWanted, groupWanted, resultWanted = {}, {}, {}
+local a = first
+while a <= #ARGV do
+  rows[#rows + 1] = a
+  local newExt, oldExt = ARGV[a + 3], ARGV[a + 4]
+  if newExt ~= '' then extWanted[newExt] = true end
+  if oldExt ~= '' then extWanted[oldExt] = true end
+  if ARGV[a + 5] ~= '' then groupWanted[newExt] = true end
+  if withJob then resultWanted[ARGV[a + 10]] = true end
+  a = a + STRIDE + 2 * tonumber(ARGV[a + 17])
+end
+
+-- A hash's fields as read once: field -> value, or false where it holds none. The steps below read
+-- and change these copies; `changed` lists the fields to write back at the end.
+local function readFields(key, wanted)
+  local names = {}
+  for name in pairs(wanted) do names[#names + 1] = name end
+  local copy = {}
+  if #names == 0 then return copy end
+  local values = redis.call('HMGET', key, unpack(names))
+  for i, name in ipairs(names) do copy[name] = values[i] or false end
+  return copy
+end
+local owners = readFields(KEYS[5], extWanted)
+local groups = readFields(KEYS[2], groupWanted)
+local results = withJob and readFields(KEYS[9], resultWanted) or {}
+local ownersChanged, groupClaims, resultsSet, counts = {}, {}, {}, {}
+
+local out, ids, revs, adds = {}, {}, {}, {}
+-- Sync bookkeeping of the call: id/time and id/digest pairs, digests to drop.
 local syncs, digests, undigested = {}, {}, {}
 local function add(ref, score, id)
   local list = adds[ref]
@@ -34,10 +70,7 @@ local function add(ref, score, id)
   list[#list + 1] = id
 end
 
-local auditAt = tonumber(ARGV[4])
-local a = 5
-if auditAt > 0 then a = 9 + 2 * tonumber(ARGV[8]) end
-while a <= #ARGV do
+for _, a in ipairs(rows) do
   local pk, id, expected = KEYS[tonumber(ARGV[a])], ARGV[a + 1], ARGV[a + 2]
   local newExt, oldExt, group = ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
   local create = expected == ''
@@ -46,16 +79,28 @@ while a <= #ARGV do
   if (create and rev) or (not create and rev ~= expected) then
     code = -2
   elseif newExt ~= '' and (create or newExt ~= oldExt) then
-    local owner = redis.call('HGET', KEYS[5], newExt)
+    local owner = owners[newExt]
     if owner and owner ~= id then code, detail = -1, owner end
   end
-  if code == 1 and group ~= '' and redis.call('HSETNX', KEYS[2], newExt, group) == 0 then
-    local claimed = redis.call('HGET', KEYS[2], newExt)
-    if claimed ~= group then code, detail = -3, claimed end
+  if code == 1 and group ~= '' then
+    local claimed = groups[newExt]
+    if not claimed then
+      groups[newExt] = group
+      groupClaims[#groupClaims + 1] = newExt
+      groupClaims[#groupClaims + 1] = group
+    elseif claimed ~= group then
+      code, detail = -3, claimed
+    end
   end
   if code == 1 then
-    if newExt ~= '' then redis.call('HSET', KEYS[5], newExt, id) end
-    if oldExt ~= '' and oldExt ~= newExt and redis.call('HGET', KEYS[5], oldExt) == id then redis.call('HDEL', KEYS[5], oldExt) end
+    if newExt ~= '' and owners[newExt] ~= id then
+      owners[newExt] = id
+      ownersChanged[#ownersChanged + 1] = newExt
+    end
+    if oldExt ~= '' and oldExt ~= newExt and owners[oldExt] == id then
+      owners[oldExt] = false
+      ownersChanged[#ownersChanged + 1] = oldExt
+    end
     local score = ARGV[a + 6]
     if create then
       add(3, score, id)
@@ -96,16 +141,35 @@ while a <= #ARGV do
     ids[#ids + 1] = id
     revs[#revs + 1] = newRev
     detail = newRev
-    if withJob then
+    if withJob and not results[ARGV[a + 10]] then
       local result = create and 'created' or 'updated'
-      if redis.call('HSETNX', KEYS[9], ARGV[a + 10], result) == 1 then counts[result] = (counts[result] or 0) + 1 end
+      results[ARGV[a + 10]] = result
+      resultsSet[#resultsSet + 1] = ARGV[a + 10]
+      resultsSet[#resultsSet + 1] = result
+      counts[result] = (counts[result] or 0) + 1
     end
   end
   out[#out + 1] = code
   out[#out + 1] = detail
-  a = a + STRIDE + 2 * tonumber(ARGV[a + 17])
 end
 
+-- Each external_id as the steps left it: claimed by a product, or released.
+local claims, released, seen = {}, {}, {}
+for _, ext in ipairs(ownersChanged) do
+  if not seen[ext] then
+    seen[ext] = true
+    if owners[ext] then
+      claims[#claims + 1] = ext
+      claims[#claims + 1] = owners[ext]
+    else
+      released[#released + 1] = ext
+    end
+  end
+end
+if #claims > 0 then redis.call('HSET', KEYS[5], unpack(claims)) end
+if #released > 0 then redis.call('HDEL', KEYS[5], unpack(released)) end
+if #groupClaims > 0 then redis.call('HSET', KEYS[2], unpack(groupClaims)) end
+if #resultsSet > 0 then redis.call('HSET', KEYS[9], unpack(resultsSet)) end
 for ref, list in pairs(adds) do redis.call('ZADD', KEYS[ref], unpack(list)) end
 for result, n in pairs(counts) do redis.call('HINCRBY', KEYS[10], result, n) end
 applyStatusMoves(KEYS[8])
