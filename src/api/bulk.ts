@@ -7,6 +7,7 @@ import { jsonDecodeError } from '../http/input.js';
 import { defineRoute, json, type IncomingRequest, type Route } from '../http/route.js';
 import { BulkAccepted, IngestJob, JobIdParams, JobListQuery, JobSummary, JobWaitQuery, SiteQuery } from '../schemas/products.js';
 import { Type } from '@sinclair/typebox';
+import { surrogateFreeJson } from '../schemas/validate.js';
 import type { ItemError } from '../store/jobs.js';
 import { actorOf } from './actor.js';
 import { sourceOf } from './products.js';
@@ -25,7 +26,7 @@ export function parseBulkBody(req: IncomingRequest): BulkItems {
       throw new HttpError(422, [jsonDecodeError(error)]);
     }
     if (!Array.isArray(parsed)) throw new HttpError(422, [{ loc: ['body'], msg: 'Input should be a valid list', type: 'list_type' }]);
-    return { items: checkCount(parsed), lines: null, parseErrors: [] };
+    return { items: checkCount(parsed), lines: null, parseErrors: [], surrogateFree: surrogateFreeJson(req.body) };
   }
   const lines = nonBlankLines(req.body);
   checkCount(lines);
@@ -38,7 +39,7 @@ export function parseBulkBody(req: IncomingRequest): BulkItems {
       return undefined;
     }
   });
-  return { items, lines, parseErrors };
+  return { items, lines, parseErrors, surrogateFree: surrogateFreeJson(req.body) };
 }
 
 /** The lines of a body that hold more than white space, as views of its bytes (no copy). */

@@ -25,6 +25,8 @@ export interface BulkItems {
   lines: Buffer[] | null;
   /** Items that are no JSON: reported as they are, never validated. */
   parseErrors: ItemError[];
+  /** The body's text holds no surrogate (ValueOrigin.surrogateFree). */
+  surrogateFree: boolean;
 }
 
 /** Starts the worker's run of a stored job. */
@@ -62,7 +64,7 @@ export class IngestService {
     let chunk: ItemChunk | null = null;
     body.items.forEach((item, index) => {
       if (failedParses.has(index)) return;
-      const problems = validationErrors(ProductCreate, item, { root: 'body' });
+      const problems = validationErrors(ProductCreate, item, { root: 'body', surrogateFree: body.surrogateFree });
       if (problems) return errors.push({ index, detail: problems });
       if (!chunk || chunk.lines.length === CHUNK) chunks.push((chunk = { indexes: [], ids: [], externalIds: [], lines: [] }));
       chunk.indexes.push(index);

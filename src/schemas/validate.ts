@@ -28,6 +28,32 @@ export type ValidationResult<T> = { ok: true; value: T } | { ok: false; errors: 
 export interface ValueOrigin {
   root: string;
   source?: Source;
+  /**
+   * The value was parsed from JSON text that holds no surrogate, escaped or encoded
+   * (surrogateFreeJson): none of its strings or keys can hold one, and their per-string checks
+   * are skipped (a bulk body's thousands of items).
+   */
+  surrogateFree?: boolean;
+}
+
+/** UTF-8 lead bytes of the characters outside the BMP, which JavaScript strings hold as surrogate pairs. */
+const ASTRAL_LEADS = [0xf0, 0xf1, 0xf2, 0xf3, 0xf4];
+
+/**
+ * True when JSON text (UTF-8) can yield no string holding a surrogate: no escape `\uD800`–`\uDFFF`
+ * (any case) and no character outside the BMP. Invalid UTF-8 decodes to U+FFFD, never to a
+ * surrogate. Native searches over the bytes, far cheaper than a test of every string parsed from
+ * them; text escaped everywhere (Python's ensure_ascii) costs a look at each escape.
+ */
+export function surrogateFreeJson(text: Buffer): boolean {
+  if (ASTRAL_LEADS.some((lead) => text.indexOf(lead) !== -1)) return false;
+  for (let at = text.indexOf('\\u'); at !== -1; at = text.indexOf('\\u', at + 2)) {
+    // Lower-cased hex digits; an escaped backslash before the `u` only makes this say false.
+    const first = text[at + 2] | 0x20;
+    const second = text[at + 3] | 0x20;
+    if (first === 0x64 && (second === 0x38 || second === 0x39 || (second >= 0x61 && second <= 0x66))) return false;
+  }
+  return true;
 }
 
 export function validate<T>(schema: TSchema, input: unknown, origin: ValueOrigin): ValidationResult<T> {
@@ -40,10 +66,10 @@ export function validate<T>(schema: TSchema, input: unknown, origin: ValueOrigin
  * Every error of a value (null when it is valid), without producing the normalised value: for
  * callers that keep the value as sent (bulk items are stored as their JSON text).
  */
-export function validationErrors(schema: TSchema, value: unknown, { root, source = 'json' }: ValueOrigin): ErrorItem[] | null {
+export function validationErrors(schema: TSchema, value: unknown, { root, source = 'json', surrogateFree = false }: ValueOrigin): ErrorItem[] | null {
   // TypeBox measures strings in UTF-16 code units, Pydantic (and the walker) in characters: where a
   // string holds a character outside the BMP the two differ, and the walker's count decides.
-  const shape = scanShape(value, root);
+  const shape = scanShape(value, root, !surrogateFree);
   if (shape.errors.length === 0 && checker(schema).Check(value) && !shape.astral) return null;
   const walker = new ErrorWalker(schema, source);
   walker.walk(schema, value, [root]);
@@ -84,18 +110,19 @@ interface Shape {
  * Redis), finite numbers, no reserved key. An explicit stack instead of recursion: a hostile body of a few KB can
  * nest thousands of levels.
  */
-function scanShape(value: unknown, root: string): Shape {
+function scanShape(value: unknown, root: string, checkStrings: boolean): Shape {
   const shape: Shape = { astral: false, errors: [] };
   const stack: Frame[] = [{ value, key: root, parent: null, depth: 1 }];
   const fail = (frame: Frame, msg: string, type: string) => shape.errors.push({ loc: locOf(frame), msg, type });
   while (stack.length > 0) {
     const frame = stack.pop()!;
     if (frame.parent && typeof frame.key === 'string') {
-      if (LONE_SURROGATE.test(frame.key)) fail(frame, UNICODE_MSG, 'string_unicode');
+      if (checkStrings && LONE_SURROGATE.test(frame.key)) fail(frame, UNICODE_MSG, 'string_unicode');
       else if (RESERVED_KEYS.has(frame.key)) fail(frame, `Value error, the key '${frame.key}' is reserved`, 'value_error');
     }
     const item = frame.value;
     if (typeof item === 'string') {
+      if (!checkStrings) continue;
       if (LONE_SURROGATE.test(item)) fail(frame, UNICODE_MSG, 'string_unicode');
       else if (!shape.astral && SURROGATE.test(item)) shape.astral = true;
       continue;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Type } from '@sinclair/typebox';
-import { MAX_DEPTH, validate, validationErrors } from '../../src/schemas/validate.js';
+import { MAX_DEPTH, surrogateFreeJson, validate, validationErrors } from '../../src/schemas/validate.js';
 
 const Free = Type.Object({ data: Type.Optional(Type.Record(Type.String(), Type.Unknown())), name: Type.Optional(Type.String({ maxLength: 3 })) });
 
@@ -48,4 +48,27 @@ test('a JSON __proto__ key is refused and never becomes a prototype', () => {
 
 test('surrogate pairs are characters: counted once, accepted', () => {
   assert.deepEqual(validate(Free, { name: '😀😀😀', data: { '😀': '😀' } }, { root: 'body' }), { ok: true, value: { name: '😀😀😀', data: { '😀': '😀' } } });
+});
+
+test('surrogateFreeJson: false wherever the parsed text could hold a surrogate, true for text that cannot', () => {
+  const free = (text: string | Buffer) => surrogateFreeJson(Buffer.isBuffer(text) ? text : Buffer.from(text, 'utf8'));
+  assert.equal(free('{"a":"plain é ß 中"}'), true, 'non-ASCII within the BMP');
+  assert.equal(free('{"a":"caf\\u00e9 \\u4e2d \\uFFFD \\ud7ff \\ue000"}'), true, 'escapes of BMP characters that are no surrogates');
+  for (const escape of ['\\ud800', '\\uD800', '\\udfff', '\\uDBFF', '\\uDc00', '\\ud83d\\ude00']) {
+    assert.equal(free(`{"a":"x${escape}"}`), false, escape);
+    assert.equal(free(`{"${escape}":1}`), false, `${escape} in a key`);
+  }
+  assert.equal(free('{"a":"😀"}'), false, 'a character outside the BMP (a surrogate pair once parsed)');
+  assert.equal(free(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d])), true, 'an encoded surrogate is invalid UTF-8: it parses to U+FFFD');
+  assert.equal(free('{"a":"\\\\ud800"}'), false, 'an escaped backslash before ud800 only makes it look again (no surrogate, full check)');
+});
+
+test('surrogateFree skips the per-string checks only: depth, reserved keys and finite numbers are still checked', () => {
+  const options = { root: 'body', surrogateFree: true };
+  assert.deepEqual(validationErrors(Free, { data: { __proto__x: 1, constructor: 1 } }, options), [
+    { loc: ['body', 'data', 'constructor'], msg: "Value error, the key 'constructor' is reserved", type: 'value_error' },
+  ]);
+  assert.deepEqual(validationErrors(Free, { data: { x: Infinity } }, options), [{ loc: ['body', 'data', 'x'], msg: 'Input should be a finite number', type: 'finite_number' }]);
+  assert.equal(validationErrors(Free, { name: 'abc' }, options), null);
+  assert.equal(validationErrors(Free, { name: 'abcd' }, options)?.[0].type, 'string_too_long');
 });

@@ -55,6 +55,24 @@ describe('lone UTF-16 surrogates', () => {
     assert.deepEqual(res.body.errors, [{ index: 1, detail: [unicodeError('body', 'category')] }]);
   });
 
+  test('in an NDJSON bulk body: escapes in any case, in values and keys, are rejected; text escaped everywhere is accepted', async () => {
+    const lines = [
+      '{"title":"Caf\\u00E9","language":"en","external_id":"nd-ok"}',
+      '{"title":"T","language":"en","external_id":"nd-1","category":"x\\uDC00"}',
+      '{"title":"T","language":"en","external_id":"nd-2","attributes":{"k\\uD83Dy":"v"}}',
+      '{"title":"\\u0054\\u00e9","language":"en","external_id":"nd-3"}',
+    ];
+    const res = await t.request('POST', `/api/knowledge/products/bulk?site_id=${siteId}&wait=true`, {
+      raw: lines.join('\n'), headers: { 'content-type': 'application/x-ndjson' },
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.counts, { created: 2, updated: 0, unchanged: 0, failed: 0, rejected: 2 });
+    assert.deepEqual(res.body.errors, [
+      { index: 1, detail: [unicodeError('body', 'category')] },
+      { index: 2, detail: [unicodeError('body', 'attributes', 'k\ud83dy')] },
+    ]);
+  });
+
   test('a pair (an emoji) is a well-formed character and accepted', async () => {
     const res = await postProduct(product({ category: 'x😀' }));
     assert.equal(res.status, 201, res.text);
