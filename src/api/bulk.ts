@@ -7,7 +7,7 @@ import { jsonDecodeError } from '../http/input.js';
 import { defineRoute, json, type IncomingRequest, type Route } from '../http/route.js';
 import { BulkAccepted, IngestJob, JobIdParams, JobListQuery, JobSummary, JobWaitQuery, SiteQuery } from '../schemas/products.js';
 import { Type } from '@sinclair/typebox';
-import { surrogateFreeJson } from '../schemas/validate.js';
+import { surrogateFreeJson } from '../schemas/surrogateFreeJson.js';
 import type { ItemError } from '../store/jobs.js';
 import { actorOf } from './actor.js';
 import { sourceOf } from './products.js';
