@@ -38,8 +38,8 @@ export class EmbeddingStatusService {
   }
 
   /** The tenant's current rate, for a bulk job's own pending count. */
-  async rate(tenantId: string, pending: number): Promise<{ rate_per_s: number; eta_s: number | null }> {
-    const { ratePerSecond } = await this.options.progress.read(tenantId);
-    return { rate_per_s: ratePerSecond, eta_s: etaSeconds(pending, ratePerSecond) };
+  /** The tenant's embedding rate now (documents per second); a job's view adds its own ETA (`etaSeconds`). */
+  async ratePerSecond(tenantId: string): Promise<number> {
+    return (await this.options.progress.read(tenantId)).ratePerSecond;
   }
 }

@@ -10,7 +10,7 @@ import type { AuditActor } from '../store/audit.js';
 import type { ItemChunk, ItemError, JobRecord, JobRepository } from '../store/jobs.js';
 import { NotFoundError } from './errors.js';
 import type { ProductInput, ProductService, UpsertOutcome, UpsertRequest } from './products.js';
-import type { EmbeddingStatusService } from './embedding.js';
+import { etaSeconds, type EmbeddingStatusService } from './embedding.js';
 
 export type IngestJobView = Static<typeof IngestJob>;
 
@@ -159,32 +159,20 @@ export class IngestService {
   }
 
   async view(tenantId: string, jobId: string): Promise<IngestJobView> {
-    const job = await this.deps.jobs.get(tenantId, jobId.toLowerCase());
+    const [job, ratePerSecond] = await Promise.all([this.deps.jobs.get(tenantId, jobId.toLowerCase()), this.deps.embeddingStatus.ratePerSecond(tenantId)]);
     if (!job) throw new NotFoundError('Job not found');
-    const c = (name: string) => job.counts[name] ?? 0;
-    const embedded = c('embed_done') + c('embed_failed');
-    const pending = Math.max(0, c('embed_scheduled') - embedded);
-    return {
-      id: job.id,
-      status: job.status,
-      total: job.total,
-      counts: { created: c('created'), updated: c('updated'), unchanged: c('unchanged'), failed: c('failed'), rejected: c('rejected') },
-      errors: job.errors,
-      embedding: { pending, done: c('embed_done'), failed: c('embed_failed'), ...(await this.deps.embeddingStatus.rate(tenantId, pending)) },
-      created_at: job.created_at,
-      finished_at: job.finished_at,
-    };
+    return viewOf(job, ratePerSecond);
   }
 
   /** The tenant's latest jobs (created in the last 7 days), newest first, without their item errors. */
   async recent(tenantId: string, limit: number): Promise<Omit<IngestJobView, 'errors'>[]> {
-    // A job expired since it was listed is left out; any other failure (Redis down) is the answer's.
-    const expired = (error: unknown) => {
-      if (error instanceof NotFoundError) return null;
-      throw error;
-    };
-    const views = await Promise.all((await this.deps.jobs.recent(tenantId, limit)).map((id) => this.view(tenantId, id).catch(expired)));
-    return views.filter((v): v is IngestJobView => v !== null).map(({ errors: _errors, ...job }) => job);
+    const [ids, ratePerSecond] = await Promise.all([this.deps.jobs.recent(tenantId, limit), this.deps.embeddingStatus.ratePerSecond(tenantId)]);
+    // A job expired since it was listed (null) is left out; any other failure (Redis down) is the answer's.
+    const jobs = await Promise.all(ids.map((id) => this.deps.jobs.get(tenantId, id)));
+    return jobs.filter((job): job is JobRecord => job !== null).map((job) => {
+      const { errors: _errors, ...view } = viewOf(job, ratePerSecond);
+      return view;
+    });
   }
 
   /**
@@ -202,4 +190,21 @@ export class IngestService {
       await new Promise((r) => setTimeout(r, Math.min(pause, left)));
     }
   }
+}
+
+/** A job as the API shows it, with its ETA at the tenant's embedding rate. */
+function viewOf(job: JobRecord, ratePerSecond: number): IngestJobView {
+  const c = (name: string) => job.counts[name] ?? 0;
+  const embedded = c('embed_done') + c('embed_failed');
+  const pending = Math.max(0, c('embed_scheduled') - embedded);
+  return {
+    id: job.id,
+    status: job.status,
+    total: job.total,
+    counts: { created: c('created'), updated: c('updated'), unchanged: c('unchanged'), failed: c('failed'), rejected: c('rejected') },
+    errors: job.errors,
+    embedding: { pending, done: c('embed_done'), failed: c('embed_failed'), rate_per_s: ratePerSecond, eta_s: etaSeconds(pending, ratePerSecond) },
+    created_at: job.created_at,
+    finished_at: job.finished_at,
+  };
 }
