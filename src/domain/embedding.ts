@@ -37,7 +37,6 @@ export class EmbeddingStatusService {
     };
   }
 
-  /** The tenant's current rate, for a bulk job's own pending count. */
   /** The tenant's embedding rate now (documents per second); a job's view adds its own ETA (`etaSeconds`). */
   async ratePerSecond(tenantId: string): Promise<number> {
     return (await this.options.progress.read(tenantId)).ratePerSecond;
