@@ -11,13 +11,7 @@ import { EMBED_ATTEMPTS, EMBED_QUEUE, embedTargets, type EmbedJob } from '../src
 import { QUEUE_PREFIX } from '../src/queue/connection.js';
 import type { JobRepository } from '../src/store/jobs.js';
 import type { ReembedRepository } from '../src/store/reembed.js';
-import type { VectorRepository, VectorTarget } from '../src/store/vectors.js';
-
-/** The texts each kind of document is embedded from (see ProductTexts and EntryTexts): the vectors search ranks by. */
-const VECTOR_NAMES = {
-  product: ['description', 'anchor'],
-  entry: ['content', 'anchor'],
-} as const;
+import { VECTOR_NAMES, type VectorRepository, type VectorTarget } from '../src/store/vectors.js';
 
 export interface EmbedWorkerOptions {
   embedder: Embedder;
@@ -33,6 +27,8 @@ export interface EmbedWorkerOptions {
   yieldTo?: () => Promise<boolean>;
   /** Tells the moment such work starts (the poll of yieldTo sees it up to YIELD_POLL_MS later); answers its stop. */
   watchStarts?: (listener: () => void) => () => Promise<void>;
+  /** A re-embed's last document is done: `model` is the tenant's now. */
+  reembedFinished?: (tenantId: string, model: string) => Promise<void>;
 }
 
 /** How often the worker asks whether to yield. */
@@ -44,8 +40,13 @@ const YIELD_POLL_MS = 250;
  */
 const RESUME_AFTER_MS = 2000;
 
-export function embedWorker(connection: RedisClient, { embedder, vectors, jobs, reembed, batchSize, log, yieldTo, watchStarts }: EmbedWorkerOptions): Worker<EmbedJob> {
+export function embedWorker(connection: RedisClient, { embedder, vectors, jobs, reembed, batchSize, log, yieldTo, watchStarts, reembedFinished }: EmbedWorkerOptions): Worker<EmbedJob> {
   const batcher = new MicroBatcher(embedder, batchSize);
+
+  /** Counts a re-embed's documents (embedded or given up on); its last one tells reembedFinished. */
+  const countReembed = async (tenantId: string, model: string, done: number) => {
+    if (await reembed.count(tenantId, model, done)) await reembedFinished?.(tenantId, model);
+  };
 
   const currentTexts = async (tenantId: string, target: VectorTarget): Promise<{ texts: Record<string, string | null>; textHash: string } | null> => {
     if (target.kind === 'entry') return vectors.entryTexts(tenantId, target.id);
@@ -88,7 +89,7 @@ export function embedWorker(connection: RedisClient, { embedder, vectors, jobs, 
       throw new WaitingError();
     });
     if (ingestJobId) await jobs.count(tenantId, ingestJobId, { field: 'embed_done', by: targets.length });
-    if (job.data.reembed) await reembed.count(tenantId, job.data.reembed, targets.length);
+    if (job.data.reembed) await countReembed(tenantId, job.data.reembed, targets.length);
     return outcomes.join(',');
   };
 
@@ -130,7 +131,7 @@ export function embedWorker(connection: RedisClient, { embedder, vectors, jobs, 
     void Promise.all([
       ...targets.map(({ id, textHash }) => vectors.markFailed(tenantId, { kind: job.data.kind ?? 'product', id }, textHash)),
       ingestJobId ? jobs.count(tenantId, ingestJobId, { field: 'embed_failed', by: targets.length }) : undefined,
-      job.data.reembed ? reembed.count(tenantId, job.data.reembed, targets.length) : undefined,
+      job.data.reembed ? countReembed(tenantId, job.data.reembed, targets.length) : undefined,
     ]).catch((err: unknown) => log.error({ err }, 'could not record a failed embedding'));
   });
   return worker;

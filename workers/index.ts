@@ -72,11 +72,14 @@ export async function startWorkers(config: Config, redisAt: RedisAt, log: Logger
       embedder, vectors: new VectorRepository(redis), jobs: services.jobs, reembed, batchSize: config.embedding.batchSize, log,
       yieldTo: () => queues.ingest.busy(),
       watchStarts: (listener) => IngestQueue.watchStarts(redisAt, listener),
+      reembedFinished: (tenantId, model) => queues.maintenance.scheduleVectorCleanup(tenantId, model, { delayMs: config.vectorCleanupDelayMs, once: false }),
     }));
     // A tenant whose documents have vectors of another model (or of none known yet) is embedded
-    // again with this one, in the background (store/reembed.ts).
+    // again with this one, in the background (store/reembed.ts); one searched with it already keeps
+    // only the vectors search reads (once per tenant and model: data of earlier builds).
     for (const tenantId of await redis.hvals(keys.tenantSlugs)) {
       if ((await reembed.activeModel(tenantId)) !== embedder.modelId) await queues.maintenance.scheduleReembed(tenantId, embedder.modelId);
+      else await queues.maintenance.scheduleVectorCleanup(tenantId, embedder.modelId, { delayMs: 0, once: true });
     }
   }
   await Promise.all(workers.map((w) => w.waitUntilReady()));

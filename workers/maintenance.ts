@@ -49,6 +49,16 @@ export function maintenanceWorker(connection: RedisClient, { products, backfill,
           log.info({ job: job.id, tenant: tenantId, model, products: stale.products.length, entries: stale.entries.length }, 're-embedding with another model');
           return { products: stale.products.length, entries: stale.entries.length };
         }
+        case 'drop-stale-vectors': {
+          if (!reembed) throw new Error('this worker embeds nothing');
+          const { tenantId, model } = job.data;
+          const documents = await reembed.repo.dropStaleVectors(tenantId, model);
+          // Not now: another model is the tenant's, or a re-embed runs (its end schedules this again).
+          if (documents === null) return { skipped: true };
+          const indexes = await reembed.search.dropOtherModelIndexes(tenantId, model);
+          log.info({ job: job.id, tenant: tenantId, model, documents, indexes }, 'vectors of other models dropped');
+          return { documents, indexes };
+        }
       }
     },
     { connection, prefix: QUEUE_PREFIX, concurrency },

@@ -10,7 +10,9 @@ export type MaintenanceJob =
   /** Write the search projection of a tenant's documents stored without it (store/projectionBackfill.ts). */
   | { kind: 'project-search'; tenantId: string; version: string }
   /** Embed again, with `model`, the tenant's documents whose vectors are of another model (store/reembed.ts). */
-  | { kind: 'reembed'; tenantId: string; model: string };
+  | { kind: 'reembed'; tenantId: string; model: string }
+  /** Drop the vectors (and Query Engine indexes) of the tenant's documents that search with `model` no longer reads (store/reembed.ts). */
+  | { kind: 'drop-stale-vectors'; tenantId: string; model: string };
 
 export class MaintenanceQueue {
   private readonly queue: Queue<MaintenanceJob>;
@@ -34,6 +36,15 @@ export class MaintenanceQueue {
   /** Idempotent: one re-embed job per tenant and model. */
   async scheduleReembed(tenantId: string, model: string): Promise<void> {
     await this.queue.add('reembed', { kind: 'reembed', tenantId, model }, { jobId: `reembed.${tenantId}.${model.replace(/[^\w.-]/g, '_')}` });
+  }
+
+  /**
+   * After a re-embed has made `model` the tenant's: `delayMs` later, when every server searches
+   * with the new model. `once`: one job per tenant and model, whatever the number of calls.
+   */
+  async scheduleVectorCleanup(tenantId: string, model: string, { delayMs, once }: { delayMs: number; once: boolean }): Promise<void> {
+    const jobId = once ? `drop-stale-vectors.${tenantId}.${model.replace(/[^\w.-]/g, '_')}` : undefined;
+    await this.queue.add('drop-stale-vectors', { kind: 'drop-stale-vectors', tenantId, model }, { delay: delayMs, jobId });
   }
 
   async close(): Promise<void> {

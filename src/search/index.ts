@@ -13,7 +13,7 @@ import type { SearchEngine } from './engine.js';
 import { RedisQueryEngine } from './redisQuery/engine.js';
 import { queryEngineProjection } from './redisQuery/projection.js';
 import { ServingModels } from './servingModels.js';
-import { hasQueryEngine, TenantIndexes, type IndexOptions } from './redisQuery/schema.js';
+import { dropOtherModelIndexes, hasQueryEngine, TenantIndexes, type IndexOptions } from './redisQuery/schema.js';
 
 export type EngineKind = SearchEngine['name'];
 
@@ -41,18 +41,23 @@ export interface SearchWrites {
    * and have read the tenant's documents, so they are complete when search switches to them.
    */
   reembedStarts: (tenantId: string) => Promise<void>;
+  /** Once the tenant is searched with `modelId` for good: the Query Engine's indexes of its other models go (their names). */
+  dropOtherModelIndexes: (tenantId: string, modelId: string) => Promise<string[]>;
 }
 
 /** The write side of the engine: `index` names the model and dimension its vectors are searched under. */
 export function searchWrites(kind: EngineKind, redis: Store, index: IndexOptions): SearchWrites {
-  if (kind === 'builtin') return { projection: null, tenantCreated: async () => undefined, reembedStarts: async () => undefined };
+  if (kind === 'builtin') return { projection: null, tenantCreated: async () => undefined, reembedStarts: async () => undefined, dropOtherModelIndexes: async () => [] };
   const indexes = new TenantIndexes(redis, index);
   const tenantCreated = async (tenantId: string) => {
     await indexes.createEmpty(tenantId);
     // Every document it will have is written with the projection: no projection job is needed.
     await redis.set(keys.searchProjection(tenantId), queryEngineProjection.version);
   };
-  return { projection: queryEngineProjection, tenantCreated, reembedStarts: (tenantId) => indexes.ensure(tenantId) };
+  return {
+    projection: queryEngineProjection, tenantCreated, reembedStarts: (tenantId) => indexes.ensure(tenantId),
+    dropOtherModelIndexes: (tenantId, modelId) => dropOtherModelIndexes(redis, tenantId, { modelId, dimension: null }),
+  };
 }
 
 /** The index options of an embedder (the model whose vectors are searched). */

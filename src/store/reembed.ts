@@ -5,6 +5,8 @@
 import { allEntryIds } from './knowledgeEntries.js';
 import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
 import { readHashes, type Store } from './redis.js';
+import { dropStaleVectorsCall } from './scriptCalls.js';
+import { VECTOR_NAMES, vectorField } from './vectors.js';
 
 export interface ReembedProgress {
   model: string;
@@ -23,6 +25,8 @@ export interface StaleDocuments {
 
 /** Documents read per call while planning. */
 const BATCH = 500;
+/** Hashes per dropStaleVectors call (each is read whole). */
+const DROP_BATCH = 200;
 
 export class ReembedRepository {
   constructor(private readonly redis: Store) {}
@@ -76,6 +80,31 @@ export class ReembedRepository {
   async count(tenantId: string, model: string, done: number): Promise<boolean> {
     const result = await this.redis.reembedProgress(keys.reembed(tenantId), keys.embeddingModel(tenantId), keys.changes(tenantId), model, done, CHANGE_STREAM_MAXLEN, new Date().toISOString());
     return result === 2;
+  }
+
+  /**
+   * Once the tenant is searched with `model` and no re-embed runs, its documents keep only the
+   * vectors of that model that ranking reads (the others only cost memory: a 384-dimension vector
+   * is 1.5 KB per text and document). Null: not now (the tenant's model is another one, or a re-embed runs,
+   * whose end asks again); else the number of documents changed.
+   */
+  async dropStaleVectors(tenantId: string, model: string): Promise<number | null> {
+    let changed = 0;
+    const drop = async (hashes: string[], kind: keyof typeof VECTOR_NAMES) => {
+      const keepFields = VECTOR_NAMES[kind].map((name) => vectorField(model, name));
+      for (let i = 0; i < hashes.length; i += DROP_BATCH) {
+        const call = dropStaleVectorsCall({ embeddingModel: keys.embeddingModel(tenantId), reembed: keys.reembed(tenantId), hashes: hashes.slice(i, i + DROP_BATCH), model, keepFields });
+        const n = await this.redis.dropStaleVectors(...call);
+        if (n < 0) return false;
+        changed += n;
+      }
+      return true;
+    };
+    // Each call checks that the model is still the tenant's and no re-embed has started since.
+    const products = (await this.redis.zrange(keys.products(tenantId), '0', '-1')).map((id) => keys.product(tenantId, id));
+    if (!(await drop(products, 'product'))) return null;
+    if (!(await drop((await allEntryIds(this.redis, tenantId)).map((id) => keys.entry(tenantId, id)), 'entry'))) return null;
+    return changed;
   }
 
   async progress(tenantId: string): Promise<ReembedProgress | null> {

@@ -167,3 +167,13 @@ export const readHashesCall = (hashes: Key[], fields: readonly string[]): Script
 
 export const renameFieldsCall = (hashes: Key[], renames: readonly (readonly [from: string, to: string])[]): ScriptCall =>
   call(hashes, renames.flat());
+
+export interface DropStaleVectorsCall {
+  embeddingModel: Key;
+  reembed: Key;
+  hashes: Key[];
+  model: string;
+  keepFields: readonly string[];
+}
+
+export const dropStaleVectorsCall = (c: DropStaleVectorsCall): ScriptCall => call([c.embeddingModel, c.reembed, ...c.hashes], [c.model, ...c.keepFields]);

@@ -131,6 +131,8 @@ export interface ScriptCommands {
   projectDocuments(...call: ScriptCall): Promise<number>;
   /** The number of hashes changed. */
   renameFields(...call: ScriptCall): Promise<number>;
+  /** The number of hashes changed; -1: not now (another model is the tenant's, or a re-embed runs). */
+  dropStaleVectors(...call: ScriptCall): Promise<number>;
   readHashes(...call: ScriptCall): Promise<(string | null)[]>;
   readHashesBuffer(...call: ScriptCall): Promise<(Buffer | null)[]>;
   oauthExchangeCode(

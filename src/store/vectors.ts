@@ -24,6 +24,12 @@ const docKey = (tenantId: string, target: VectorTarget) =>
  */
 export const vectorField = (model: string, name: string): string => `v:${model}:${name}`;
 
+/** The texts each kind of document is embedded from (see ProductTexts and EntryTexts): the vectors search ranks by. */
+export const VECTOR_NAMES = {
+  product: ['description', 'anchor'],
+  entry: ['content', 'anchor'],
+} as const;
+
 const CACHE_TTL_SECONDS = 30 * 24 * 3600;
 export const textKey = (text: string) => createHash('sha256').update(text).digest('hex');
 

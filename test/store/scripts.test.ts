@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { auditArgs, auditKeys, type AuditActor } from '../../src/store/audit.js';
 import { keys } from '../../src/store/keys.js';
+import { dropStaleVectorsCall } from '../../src/store/scriptCalls.js';
 import { GrantResult, VectorsResult, WriteResult } from '../../src/store/scripts.js';
 import { toBytes } from '../../src/store/vectorBytes.js';
 import { privateRedis } from './privateRedis.js';
@@ -189,4 +190,21 @@ test('reembedProgress: counts for its model only; at the total the model becomes
   assert.equal(await redis.xlen(changes), before + 1);
   assert.equal(await count('m2', 1), 1, 'finished once');
   assert.equal(await redis.xlen(changes), before + 1);
+});
+
+test('dropStaleVectors: keeps the vectors named and every other field; -1 (nothing dropped) while another model is the tenant’s or a re-embed runs', async () => {
+  const [reembed, model, doc] = [keys.reembed(T), keys.embeddingModel(T), keys.product(T, 'p-drop')];
+  await redis.del(reembed);
+  await redis.hset(doc, { doc: '{}', 'v:m1:description': 'a', 'v:m2:description': 'b', 'v:m2:properties': 'c', 'v:m2:anchor': 'd' });
+  const drop = () => redis.dropStaleVectors(...dropStaleVectorsCall({ embeddingModel: model, reembed, hashes: [doc], model: 'm2', keepFields: ['v:m2:description', 'v:m2:anchor'] }));
+  await redis.set(model, 'm1');
+  assert.equal(await drop(), -1, 'm1 is still the tenant’s');
+  await redis.set(model, 'm2');
+  await redis.hset(reembed, { model: 'm3', total: 1, done: 0 });
+  assert.equal(await drop(), -1, 'a re-embed with m3 runs: its vectors must stay');
+  await redis.hset(reembed, { model: 'm2', finished_at: 'now' });
+  assert.equal(await redis.hlen(doc), 5, 'nothing dropped meanwhile');
+  assert.equal(await drop(), 1);
+  assert.deepEqual((await redis.hkeys(doc)).sort(), ['doc', 'v:m2:anchor', 'v:m2:description']);
+  assert.equal(await drop(), 0, 'nothing left to drop');
 });

@@ -2,7 +2,7 @@
 // workers started with another. A background job embeds every document again with the new model,
 // counting its progress on the status route; the old vectors stay beside the new ones and are
 // searched (queries embedded with the old model) until every document has its new vectors, then
-// the new model becomes the tenant's.
+// the new model becomes the tenant's, and (after KCS_VECTOR_CLEANUP_DELAY_MS) the old ones go.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,7 @@ const root = mkdtempSync(join(tmpdir(), 'kcs-reembed-'));
 let redis: EmbeddedRedis | null = null;
 let url: string;
 let first: Stack;
+let second: Stack | null = null;
 let t: TenantFixture;
 const modelA = writeOnnxTestModel(join(root, 'model-a'));
 const modelB = writeOnnxTestModel(join(root, 'model-b'));
@@ -52,6 +53,7 @@ before(async () => {
   await first.close();
 });
 after(async () => {
+  await second?.close();
   await redis?.stop();
   rmSync(root, { recursive: true, force: true });
 });
@@ -86,10 +88,11 @@ test('until the re-embed is done, search serves the tenant’s old vectors with 
 
 test('the workers of another model embed every document again; the new model becomes the tenant’s when all are done', async () => {
   assert.notEqual(idA, idB);
-  const second = await startStack(onnx(modelB), { redis: url });
-  const client = await second.client();
+  // The old model's vectors go as soon as the switch is done (a deployment waits 10 minutes).
+  const stack = (second = await startStack({ ...onnx(modelB), KCS_VECTOR_CLEANUP_DELAY_MS: '0' }, { redis: url }));
+  const client = await stack.client();
   try {
-    const status = async () => (await second.request('GET', '/api/knowledge/embedding', { tenant: t.tenant.slug, key: t.key })).body;
+    const status = async () => (await stack.request('GET', '/api/knowledge/embedding', { tenant: t.tenant.slug, key: t.key })).body;
     const seen: unknown[] = [];
     for (const deadline = Date.now() + 60_000; ; await delay(50)) {
       const s = await status();
@@ -104,20 +107,63 @@ test('the workers of another model embed every document again; the new model bec
     for (const id of Object.values(products)) {
       const hash = await client.hgetallBuffer(keys.product(t.tenant.id, id));
       assert.equal(hash.embedding_model.toString(), idB);
-      assert.ok(hash[vectorField(idA, 'description')]?.length, 'the old vectors stay');
       assert.ok(hash[vectorField(idB, 'description')]?.length, 'the new vectors are there');
     }
     assert.equal(await client.hget(keys.entry(t.tenant.id, entry), 'embedding_model'), idB);
     // Search ranks by the new vectors: model A's directory can go.
     renameSync(modelA, `${modelA}.gone`);
     for (const deadline = Date.now() + 10_000; ; await delay(100)) {
-      const res = await puppy(second);
+      const res = await puppy(stack);
       assert.equal(res.status, 200, res.text);
       if (res.body.hits[0]?.id === products.leash && res.body.semantic_fallback === null) break;
       assert.ok(Date.now() < deadline, `semantic search with the new model: ${res.text}`);
     }
   } finally {
     client.disconnect();
-    await second.close();
+  }
+});
+
+/** The vector fields (`v:*`) of the tenant's products and its entry, by document. */
+async function vectorFields(client: Awaited<ReturnType<Stack['client']>>): Promise<string[][]> {
+  const hashes = [...Object.values(products).map((id) => keys.product(t.tenant.id, id)), keys.entry(t.tenant.id, entry)];
+  return Promise.all(hashes.map(async (key) => (await client.hkeys(key)).filter((f) => f.startsWith('v:')).sort()));
+}
+
+test('once the new model is the tenant’s, the vectors search no longer reads go: the old model’s, and its Query Engine indexes', async () => {
+  assert.ok(second, 'the stack of the previous test');
+  const client = await second.client();
+  try {
+    const wanted = (names: string[]) => names.map((name) => vectorField(idB, name)).sort();
+    for (const deadline = Date.now() + 30_000; ; await delay(100)) {
+      const fields = await vectorFields(client);
+      if (fields.every((f) => !f.some((name) => name.startsWith(vectorField(idA, ''))))) {
+        // Each product has its description vector (no anchor text); the entry its content vector.
+        assert.deepEqual(fields, [...Object.values(products).map(() => wanted(['description'])), wanted(['content'])]);
+        break;
+      }
+      assert.ok(Date.now() < deadline, `the old vectors are still there: ${JSON.stringify(fields)}`);
+    }
+    const indexes = await client.call('FT._LIST').then((names) => names as string[], () => null);
+    if (indexes) {
+      const ofTenant = indexes.filter((name) => name.startsWith(keys.searchIndex(t.tenant.id, '')));
+      assert.ok(ofTenant.length > 0 && ofTenant.every((name) => !name.includes(idA.replace(/[^\w.-]/g, '_'))), `model A's indexes are dropped: ${ofTenant}`);
+    }
+    const res = await puppy(second);
+    assert.deepEqual([res.status, res.body.hits[0]?.id, res.body.semantic_fallback], [200, products.leash, null], res.text);
+
+    // Vectors of texts ranking does not use (an earlier build's properties vector) go when workers start.
+    const leash = keys.product(t.tenant.id, products.leash);
+    await client.hset(leash, vectorField(idB, 'properties'), Buffer.alloc(16));
+    const third = await startStack(onnx(modelB), { redis: url });
+    try {
+      for (const deadline = Date.now() + 30_000; await client.hexists(leash, vectorField(idB, 'properties')); await delay(100)) {
+        assert.ok(Date.now() < deadline, 'the properties vector is still there');
+      }
+      assert.deepEqual((await vectorFields(client))[0], wanted(['description']));
+    } finally {
+      await third.close();
+    }
+  } finally {
+    client.disconnect();
   }
 });

@@ -107,15 +107,44 @@ export async function hasQueryEngine(redis: Store): Promise<boolean> {
 }
 
 /**
+ * Drops the tenant's indexes of models other than `options`' (those of no model stay: a server
+ * with embedding off searches them). The documents stay; once the tenant is searched with another
+ * model, each index of an old one only costs the server indexing every write again.
+ */
+export async function dropOtherModelIndexes(redis: Store, tenantId: string, options: IndexOptions): Promise<string[]> {
+  const prefix = keys.searchIndex(tenantId, '');
+  const kept = new Set(['none', modelPart(options)]);
+  const stale = ((await redis.call('FT._LIST')) as string[]).filter((name) => {
+    const match = name.startsWith(prefix) ? /^(?:products|entries):v(\w+):(.+)$/.exec(name.slice(prefix.length)) : null;
+    return match !== null && match[1] === PROJECTION_VERSION && !kept.has(match[2]);
+  });
+  for (const name of stale) {
+    try {
+      await redis.call('FT.DROPINDEX', name);
+    } catch (error) {
+      if (!/unknown index|no such index/i.test((error as Error).message)) throw error;
+    }
+  }
+  return stale;
+}
+
+/**
  * How long a search waits for a new index's first scan over documents stored before it (a new
  * tenant's index has none; a large catalogue moving to the Query Engine takes longer, and its
  * searches answer from what is indexed so far rather than hang).
  */
 const SCAN_WAIT_MS = 2_000;
 
-/** The indexes of each tenant, created once per process on first use. */
+/**
+ * How long a process takes a tenant's indexes for existing before it asks the server again: an
+ * index of a model the tenant moved on from is dropped (dropOtherModelIndexes), and the tenant
+ * may come back to that model later.
+ */
+const CREATED_TTL_MS = 60_000;
+
+/** The indexes of each tenant, created once per process on first use (and checked every minute). */
 export class TenantIndexes {
-  private readonly created = new Map<string, Promise<void>>();
+  private readonly created = new Map<string, { at: number; done: Promise<void> }>();
 
   constructor(
     private readonly redis: Store,
@@ -132,7 +161,8 @@ export class TenantIndexes {
 
   /** Resolves once both indexes of the tenant exist and have read the documents stored before them. */
   ensure(tenantId: string): Promise<void> {
-    return this.created.get(tenantId) ?? this.remember(tenantId, true);
+    const created = this.created.get(tenantId);
+    return created && performance.now() - created.at < CREATED_TTL_MS ? created.done : this.remember(tenantId, true);
   }
 
   /**
@@ -146,8 +176,9 @@ export class TenantIndexes {
 
   private remember(tenantId: string, scan: boolean): Promise<void> {
     const done = Promise.all([this.create(this.products(tenantId), scan), this.create(this.entries(tenantId), scan)]).then(() => undefined);
-    this.created.set(tenantId, done);
-    done.catch(() => this.created.delete(tenantId));
+    const created = { at: performance.now(), done };
+    this.created.set(tenantId, created);
+    done.catch(() => this.created.get(tenantId) === created && this.created.delete(tenantId));
     return done;
   }
 
