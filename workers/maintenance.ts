@@ -55,7 +55,9 @@ export function maintenanceWorker(connection: RedisClient, { products, backfill,
           const documents = await reembed.repo.dropStaleVectors(tenantId, model);
           // Not now: another model is the tenant's, or a re-embed runs (its end schedules this again).
           if (documents === null) return { skipped: true };
-          const indexes = await reembed.search.dropOtherModelIndexes(tenantId, model);
+          // A re-embed that started since builds its model's index: that one stays.
+          const running = await reembed.repo.progress(tenantId);
+          const indexes = await reembed.search.dropOtherModelIndexes(tenantId, running ? [model, running.model] : [model]);
           log.info({ job: job.id, tenant: tenantId, model, documents, indexes }, 'vectors of other models dropped');
           return { documents, indexes };
         }

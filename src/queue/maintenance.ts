@@ -14,6 +14,9 @@ export type MaintenanceJob =
   /** Drop the vectors (and Query Engine indexes) of the tenant's documents that search with `model` no longer reads (store/reembed.ts). */
   | { kind: 'drop-stale-vectors'; tenantId: string; model: string };
 
+/** A model id as part of a job id. */
+const modelPart = (model: string) => model.replace(/[^\w.-]/g, '_');
+
 export class MaintenanceQueue {
   private readonly queue: Queue<MaintenanceJob>;
 
@@ -35,7 +38,7 @@ export class MaintenanceQueue {
 
   /** Idempotent: one re-embed job per tenant and model. */
   async scheduleReembed(tenantId: string, model: string): Promise<void> {
-    await this.queue.add('reembed', { kind: 'reembed', tenantId, model }, { jobId: `reembed.${tenantId}.${model.replace(/[^\w.-]/g, '_')}` });
+    await this.queue.add('reembed', { kind: 'reembed', tenantId, model }, { jobId: `reembed.${tenantId}.${modelPart(model)}` });
   }
 
   /**
@@ -43,7 +46,7 @@ export class MaintenanceQueue {
    * with the new model. `once`: one job per tenant and model, whatever the number of calls.
    */
   async scheduleVectorCleanup(tenantId: string, model: string, { delayMs, once }: { delayMs: number; once: boolean }): Promise<void> {
-    const jobId = once ? `drop-stale-vectors.${tenantId}.${model.replace(/[^\w.-]/g, '_')}` : undefined;
+    const jobId = once ? `drop-stale-vectors.${tenantId}.${modelPart(model)}` : undefined;
     await this.queue.add('drop-stale-vectors', { kind: 'drop-stale-vectors', tenantId, model }, { delay: delayMs, jobId });
   }
 

@@ -41,8 +41,8 @@ export interface SearchWrites {
    * and have read the tenant's documents, so they are complete when search switches to them.
    */
   reembedStarts: (tenantId: string) => Promise<void>;
-  /** Once the tenant is searched with `modelId` for good: the Query Engine's indexes of its other models go (their names). */
-  dropOtherModelIndexes: (tenantId: string, modelId: string) => Promise<string[]>;
+  /** Once the tenant is searched with one model for good: the Query Engine's indexes of models not `kept` go (their names). */
+  dropOtherModelIndexes: (tenantId: string, kept: string[]) => Promise<string[]>;
 }
 
 /** The write side of the engine: `index` names the model and dimension its vectors are searched under. */
@@ -56,7 +56,7 @@ export function searchWrites(kind: EngineKind, redis: Store, index: IndexOptions
   };
   return {
     projection: queryEngineProjection, tenantCreated, reembedStarts: (tenantId) => indexes.ensure(tenantId),
-    dropOtherModelIndexes: (tenantId, modelId) => dropOtherModelIndexes(redis, tenantId, { modelId, dimension: null }),
+    dropOtherModelIndexes: (tenantId, kept) => dropOtherModelIndexes(redis, tenantId, kept),
   };
 }
 

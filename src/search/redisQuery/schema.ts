@@ -107,16 +107,16 @@ export async function hasQueryEngine(redis: Store): Promise<boolean> {
 }
 
 /**
- * Drops the tenant's indexes of models other than `options`' (those of no model stay: a server
+ * Drops the tenant's indexes of models other than those `kept` (those of no model stay: a server
  * with embedding off searches them). The documents stay; once the tenant is searched with another
  * model, each index of an old one only costs the server indexing every write again.
  */
-export async function dropOtherModelIndexes(redis: Store, tenantId: string, options: IndexOptions): Promise<string[]> {
+export async function dropOtherModelIndexes(redis: Store, tenantId: string, kept: string[]): Promise<string[]> {
   const prefix = keys.searchIndex(tenantId, '');
-  const kept = new Set(['none', modelPart(options)]);
+  const keep = new Set(['none', ...kept.map((modelId) => modelPart({ modelId, dimension: null }))]);
   const stale = ((await redis.call('FT._LIST')) as string[]).filter((name) => {
     const match = name.startsWith(prefix) ? /^(?:products|entries):v(\w+):(.+)$/.exec(name.slice(prefix.length)) : null;
-    return match !== null && match[1] === PROJECTION_VERSION && !kept.has(match[2]);
+    return match !== null && match[1] === PROJECTION_VERSION && !keep.has(match[2]);
   });
   for (const name of stale) {
     try {
