@@ -10,7 +10,7 @@ import { IngestQueue } from '../src/queue/ingest.js';
 import { ProductRepository } from '../src/store/products.js';
 import { ProjectionBackfill } from '../src/store/projectionBackfill.js';
 import { indexOptionsOf, resolveSearchEngine, searchWrites } from '../src/search/index.js';
-import { connectRedis, type RedisAt } from '../src/store/redis.js';
+import { connectRedis, type RedisAt, type Store } from '../src/store/redis.js';
 import { VectorRepository } from '../src/store/vectors.js';
 import { keys } from '../src/store/keys.js';
 import { EmbeddingModelRegistry } from '../src/store/embeddingModels.js';
@@ -26,6 +26,9 @@ import { maintenanceWorker } from './maintenance.js';
  * item (docs/BENCHMARKS.md). `kcs start` forks its workers with it; bin/kcs sets it for `worker`.
  */
 export const WORKER_NODE_OPTIONS = ['--max-semi-space-size=32'];
+
+/** Redis connections of the ingest worker: one per concurrent import, up to this many. */
+const MAX_INGEST_LANES = 8;
 
 export interface RunningWorkers {
   close(): Promise<void>;
@@ -59,9 +62,15 @@ export async function startWorkers(config: Config, redisAt: RedisAt, log: Logger
     }));
   }
   const writes = await writeConfirmation({ config, redis, queueConnection: queues.connection, log });
+  const laneConnections: Store[] = [];
   if (wanted.has('ingest')) {
+    for (let n = Math.min(config.workerConcurrency, MAX_INGEST_LANES); laneConnections.length < n; ) {
+      const lane = connectRedis(redisAt, { connectionName: 'kcs-ingest' });
+      laneConnections.push(lane);
+      await lane.connect();
+    }
     workers.push(ingestWorker(connection, {
-      ingest: services.ingest, jobs: services.jobs, concurrency: config.workerConcurrency, log, lockMs: config.ingestLockMs,
+      lanes: laneConnections.map((lane) => createServices(lane, { queues, search }).ingest), jobs: services.jobs, concurrency: config.workerConcurrency, log, lockMs: config.ingestLockMs,
       writes,
     }));
   }
@@ -91,6 +100,7 @@ export async function startWorkers(config: Config, redisAt: RedisAt, log: Logger
       await queues.close();
       writes?.close();
       connection.disconnect();
+      for (const lane of laneConnections) lane.disconnect();
       redis.disconnect();
     },
   };

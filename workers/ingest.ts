@@ -9,7 +9,12 @@ import { QUEUE_PREFIX } from '../src/queue/connection.js';
 import type { JobRepository } from '../src/store/jobs.js';
 
 export interface IngestWorkerOptions {
-  ingest: IngestService;
+  /**
+   * The import service on each of the worker's Redis connections; each job runs on the one with
+   * the fewest jobs. On a single shared connection a job's small reads queued behind another job's
+   * large write pipeline, and the worker and Redis took turns instead of working at once.
+   */
+  lanes: IngestService[];
   jobs: JobRepository;
   concurrency: number;
   log: Logger;
@@ -24,12 +29,19 @@ export interface IngestWorkerOptions {
 }
 
 export function ingestWorker(connection: RedisClient, options: IngestWorkerOptions): Worker<IngestTask> {
-  const { ingest, jobs, concurrency, log, lockMs = 60_000, writes } = options;
+  const { lanes, jobs, concurrency, log, lockMs = 60_000, writes } = options;
+  const running = lanes.map(() => 0);
   const worker = new Worker<IngestTask>(
     INGEST_QUEUE,
     async (job: Job<IngestTask>) => {
       const started = performance.now();
-      await ingest.run(job.data.tenantId, job.data.jobId);
+      const lane = running.indexOf(Math.min(...running));
+      running[lane]++;
+      try {
+        await lanes[lane].run(job.data.tenantId, job.data.jobId);
+      } finally {
+        running[lane]--;
+      }
       // Else a master lost after the job is marked completed (on the queues' master) could take
       // the job's last writes with it (on the tenant's master), and nothing would redo them.
       await writes?.confirm(job.data.tenantId);

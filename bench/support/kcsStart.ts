@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Undo } from './harness.js';
+import { cpuMeter } from './proc.js';
 
 export interface KcsStart {
   port: number;
@@ -74,5 +75,21 @@ export async function startKcs(undo: Undo, env: Record<string, string> = {}, nod
   }
   // The server's children: redis-server and the workers (not a short-lived helper such as chrt).
   const pids = () => Object.fromEntries([['kcs serve', child.pid!], ...childrenOf(child.pid!).map((pid) => [nameOf(pid), pid]).filter(([name]) => !String(name).startsWith('child '))]);
+  await settled(pids());
   return { port, host, key, pids, stop };
+}
+
+/**
+ * Waits until the tree is idle (under a tenth of a core for half a second): the workers still load
+ * and compile their modules (and the model) for a second or two after the server answers, and a
+ * measurement started meanwhile would count that work.
+ */
+async function settled(pids: Record<string, number>): Promise<void> {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+    const meter = cpuMeter(pids);
+    await delay(500);
+    const { seconds, wallSeconds } = meter();
+    const busy = Object.entries(seconds).filter(([name]) => name !== 'other').reduce((sum, [, s]) => sum + s, 0);
+    if (busy / wallSeconds < 0.1) return;
+  }
 }

@@ -6,6 +6,8 @@ export const DECIMAL_PATTERN = '^(?!^[-+.]*$)[+-]?0*\\d*\\.?\\d*$';
 const DECIMAL_RE = new RegExp(DECIMAL_PATTERN);
 
 export const isDecimalString = (value: string): boolean => DECIMAL_RE.test(value);
+/** A decimal string without sign, redundant zeros or trailing dot: canonical as it is. */
+const CANONICAL_UNSIGNED_RE = /^(?:[1-9]\d*|0)(?:\.\d+)?$/;
 
 /**
  * Canonical form: no '+', no redundant leading zeros ('.5' → '0.5', '007' → '7'), no trailing
@@ -13,6 +15,8 @@ export const isDecimalString = (value: string): boolean => DECIMAL_RE.test(value
  */
 export function canonicalDecimal(input: string | number): string {
   const text = typeof input === 'number' ? plainNumber(input) : input;
+  // Most prices arrive canonical already ('19.99'): one test instead of splitting the text.
+  if (CANONICAL_UNSIGNED_RE.test(text)) return text;
   let sign = '';
   let body = text;
   if (body[0] === '+' || body[0] === '-') {

@@ -54,6 +54,10 @@ describe('canonicalDecimal', () => {
     }
   });
 
+  test('a string canonical already comes back as it is', () => {
+    for (const input of ['0', '0.00', '0.5', '7', '19.99', '1234567890.000000001']) assert.equal(canonicalDecimal(input), input);
+  });
+
   test('numbers: shortest round-trip text, never an exponent', () => {
     const cases: [number, string][] = [
       [1.5, '1.5'],

@@ -118,6 +118,16 @@ describe('writeProducts', () => {
     assert.deepEqual(await keyspace(redis), before);
   });
 
+  test('a call of creates only (one EXISTS for all): Changed for the product that exists, the others Written', async () => {
+    assert.deepEqual(await write([{ id: 'n1', externalId: 'ext-n1' }]), [ProductWriteResult.Written, 1]);
+    assert.deepEqual(
+      await write([{ id: 'n2', externalId: 'ext-n2' }, { id: 'n1', externalId: 'ext-n1' }, { id: 'n3', externalId: 'ext-n3' }]),
+      [ProductWriteResult.Written, 1, ProductWriteResult.Changed, '', ProductWriteResult.Written, 1],
+    );
+    assert.equal((await product('n1')).rev, '1');
+    assert.deepEqual(await redis.hmget(keys.siteExternalIds(T, S), 'ext-n1', 'ext-n2', 'ext-n3'), ['n1', 'n2', 'n3']);
+  });
+
   test('ExternalIdTaken with the owner id, on create and on a change of external_id; nothing written', async () => {
     const before = await keyspace(redis);
     assert.deepEqual(await write([{ id: 'p2', externalId: 'ext-1', language: 'en' }]), [ProductWriteResult.ExternalIdTaken, 'p1']);

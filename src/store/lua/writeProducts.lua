@@ -33,9 +33,13 @@ if auditAt > 0 then first = 9 + 2 * tonumber(ARGV[8]) end
 -- The rows' positions in ARGV, and every field of a shared hash that some row reads.
 local rows = {}
 local extWanted, groupWanted, resultWanted = {}, {}, {}
+-- The product keys of the rows, while every row is a create: one EXISTS then answers for all of
+-- them (a bulk import's new products), instead of a read of each one's revision.
+local createKeys = {}
 local a = first
 while a <= #ARGV do
   rows[#rows + 1] = a
+  if createKeys and ARGV[a + 2] == '' then createKeys[#createKeys + 1] = KEYS[tonumber(ARGV[a])] else createKeys = nil end
   local newExt, oldExt = ARGV[a + 3], ARGV[a + 4]
   if newExt ~= '' then extWanted[newExt] = true end
   if oldExt ~= '' then extWanted[oldExt] = true end
@@ -59,6 +63,7 @@ local owners = readFields(KEYS[5], extWanted)
 local groups = readFields(KEYS[2], groupWanted)
 local results = withJob and readFields(KEYS[9], resultWanted) or {}
 local ownersChanged, groupClaims, resultsSet, counts = {}, {}, {}, {}
+local noneExists = createKeys ~= nil and #createKeys > 0 and redis.call('EXISTS', unpack(createKeys)) == 0
 
 local out, ids, revs, adds = {}, {}, {}, {}
 -- Sync bookkeeping of the call: id/time and id/digest pairs, digests to drop.
@@ -74,7 +79,8 @@ for _, a in ipairs(rows) do
   local pk, id, expected = KEYS[tonumber(ARGV[a])], ARGV[a + 1], ARGV[a + 2]
   local newExt, oldExt, group = ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
   local create = expected == ''
-  local rev = redis.call('HGET', pk, 'rev')
+  local rev = false
+  if not noneExists then rev = redis.call('HGET', pk, 'rev') end
   local code, detail = 1, ''
   if (create and rev) or (not create and rev ~= expected) then
     code = -2
