@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startEmbeddedRedis, type EmbeddedRedis } from '../../src/store/embeddedRedis.js';
 import { startStack, type Stack, type TenantFixture } from '../helpers/stack.js';
+import { NDJSON, ndjson, postBulk, waitJob } from '../api/bulk/fixtures.js';
 
 const LANES = 3;
 const ITEMS = 1_200; // more than two rounds of 500 per import
@@ -32,10 +33,7 @@ after(async () => {
 });
 
 const bulk = (siteId: string, prefix: string, price: string) =>
-  t.request('POST', `/api/knowledge/products/bulk?site_id=${siteId}`, {
-    raw: Array.from({ length: ITEMS }, (_, i) => JSON.stringify({ external_id: `${prefix}-${i}`, title: `Product ${i}`, price_current: price, language: 'en' })).join('\n'),
-    headers: { 'content-type': 'application/x-ndjson' },
-  });
+  postBulk(siteId, ndjson(Array.from({ length: ITEMS }, (_, i) => ({ external_id: `${prefix}-${i}`, title: `Product ${i}`, price_current: price, language: 'en' }))), NDJSON, { on: t });
 
 test('one connection per concurrent import; imports at once are each stored whole', { timeout: 60_000 }, async () => {
   const client = await stack.client();
@@ -56,9 +54,7 @@ test('one connection per concurrent import; imports at once are each stored whol
   const accepted = await Promise.all([bulk(sites[0], 'a', '1.00'), bulk(sites[1], 'b', '2.00'), bulk(sites[0], 'a', '3.00')]);
   const jobs = await Promise.all(accepted.map(async (res) => {
     assert.equal(res.status, 202, res.text);
-    const done = await t.request('GET', `/api/knowledge/jobs/${res.body.job_id}?wait=true`);
-    assert.equal(done.body.status, 'completed', done.text);
-    return done.body.counts;
+    return (await waitJob(res.body.job_id, t)).counts;
   }));
   assert.deepEqual(jobs[1], { created: ITEMS, updated: 0, unchanged: 0, failed: 0, rejected: 0 });
   const [first, second] = [jobs[0], jobs[2]];
