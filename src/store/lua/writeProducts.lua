@@ -30,53 +30,74 @@ local auditAt = tonumber(ARGV[4])
 local first = 5
 if auditAt > 0 then first = 9 + 2 * tonumber(ARGV[8]) end
 
--- The rows' positions in ARGV, and every field of a shared hash that some row reads.
-local rows = {}
+-- The hot loops below keep their own counters instead of `#t + 1` and call no helper per product:
+-- in Redis's Lua every table length, call and concatenation is interpreted (docs/BENCHMARKS.md).
+-- The rows' positions in ARGV and their numbers of projection pairs, and every field of a shared
+-- hash that some row reads.
+local rows, rowKeys, pairCounts, nRows = {}, {}, {}, 0
 local extWanted, groupWanted, resultWanted = {}, {}, {}
 -- The product keys of the rows, while every row is a create: one EXISTS then answers for all of
 -- them (a bulk import's new products), instead of a read of each one's revision.
-local createKeys = {}
+local createKeys, nCreateKeys = {}, 0
 local a = first
-while a <= #ARGV do
-  rows[#rows + 1] = a
-  if createKeys and ARGV[a + 2] == '' then createKeys[#createKeys + 1] = KEYS[tonumber(ARGV[a])] else createKeys = nil end
+local nArgv = #ARGV
+while a <= nArgv do
+  nRows = nRows + 1
+  rows[nRows] = a
+  local pairCount = tonumber(ARGV[a + 17])
+  pairCounts[nRows] = pairCount
+  local pk = KEYS[tonumber(ARGV[a])]
+  rowKeys[nRows] = pk
+  if createKeys and ARGV[a + 2] == '' then
+    nCreateKeys = nCreateKeys + 1
+    createKeys[nCreateKeys] = pk
+  else
+    createKeys = nil
+  end
   local newExt, oldExt = ARGV[a + 3], ARGV[a + 4]
   if newExt ~= '' then extWanted[newExt] = true end
   if oldExt ~= '' then extWanted[oldExt] = true end
   if ARGV[a + 5] ~= '' then groupWanted[newExt] = true end
   if withJob then resultWanted[ARGV[a + 10]] = true end
-  a = a + STRIDE + 2 * tonumber(ARGV[a + 17])
+  a = a + STRIDE + 2 * pairCount
 end
 
 -- A hash's fields as read once: field -> value, or false where it holds none. The steps below read
 -- and change these copies; `changed` lists the fields to write back at the end.
 local function readFields(key, wanted)
-  local names = {}
-  for name in pairs(wanted) do names[#names + 1] = name end
+  local names, n = {}, 0
+  for name in pairs(wanted) do
+    n = n + 1
+    names[n] = name
+  end
   local copy = {}
-  if #names == 0 then return copy end
+  if n == 0 then return copy end
   local values = redis.call('HMGET', key, unpack(names))
-  for i, name in ipairs(names) do copy[name] = values[i] or false end
+  for i = 1, n do copy[names[i]] = values[i] or false end
   return copy
 end
 local owners = readFields(KEYS[5], extWanted)
 local groups = readFields(KEYS[2], groupWanted)
 local results = withJob and readFields(KEYS[9], resultWanted) or {}
-local ownersChanged, groupClaims, resultsSet, counts = {}, {}, {}, {}
-local noneExists = createKeys ~= nil and #createKeys > 0 and redis.call('EXISTS', unpack(createKeys)) == 0
+local noneExists = createKeys ~= nil and nCreateKeys > 0 and redis.call('EXISTS', unpack(createKeys)) == 0
 
-local out, ids, revs, adds = {}, {}, {}, {}
+-- What the steps change, each list with its length: external_ids claimed or released, groups
+-- claimed, job results, the call's output.
+local ownersChanged, nOwnersChanged = {}, 0
+local groupClaims, nGroupClaims = {}, 0
+local resultsSet, nResultsSet, counts = {}, 0, {}
+local out, nOut, ids, revs, nIds = {}, 0, {}, {}, 0
 -- Sync bookkeeping of the call: id/time and id/digest pairs, digests to drop.
-local syncs, digests, undigested = {}, {}, {}
-local function add(ref, score, id)
-  local list = adds[ref]
-  if not list then list = {}; adds[ref] = list end
-  list[#list + 1] = score
-  list[#list + 1] = id
-end
+local syncs, digests, nDigests, undigested, nUndigested = {}, {}, 0, {}, 0
+-- Score/id pairs: of the created products (the tenant's and the site's lists), and per other list.
+local created, nCreated = {}, 0
+local adds, addLengths = {}, {}
+-- New documents by embedding status, counted once at the end.
+local createdStatuses = {}
 
-for _, a in ipairs(rows) do
-  local pk, id, expected = KEYS[tonumber(ARGV[a])], ARGV[a + 1], ARGV[a + 2]
+for r = 1, nRows do
+  local a = rows[r]
+  local pk, id, expected = rowKeys[r], ARGV[a + 1], ARGV[a + 2]
   local newExt, oldExt, group = ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
   local create = expected == ''
   local rev = false
@@ -92,8 +113,9 @@ for _, a in ipairs(rows) do
     local claimed = groups[newExt]
     if not claimed then
       groups[newExt] = group
-      groupClaims[#groupClaims + 1] = newExt
-      groupClaims[#groupClaims + 1] = group
+      groupClaims[nGroupClaims + 1] = newExt
+      groupClaims[nGroupClaims + 2] = group
+      nGroupClaims = nGroupClaims + 2
     elseif claimed ~= group then
       code, detail = -3, claimed
     end
@@ -101,67 +123,116 @@ for _, a in ipairs(rows) do
   if code == 1 then
     if newExt ~= '' and owners[newExt] ~= id then
       owners[newExt] = id
-      ownersChanged[#ownersChanged + 1] = newExt
+      nOwnersChanged = nOwnersChanged + 1
+      ownersChanged[nOwnersChanged] = newExt
     end
     if oldExt ~= '' and oldExt ~= newExt and owners[oldExt] == id then
       owners[oldExt] = false
-      ownersChanged[#ownersChanged + 1] = oldExt
+      nOwnersChanged = nOwnersChanged + 1
+      ownersChanged[nOwnersChanged] = oldExt
     end
     local score = ARGV[a + 6]
     if create then
-      add(3, score, id)
-      add(4, score, id)
+      created[nCreated + 1] = score
+      created[nCreated + 2] = id
+      nCreated = nCreated + 2
     end
-    if ARGV[a + 7] ~= '0' then add(tonumber(ARGV[a + 7]), score, id) end
-    if ARGV[a + 8] ~= '0' then add(tonumber(ARGV[a + 8]), score, id) end
+    for at = a + 7, a + 8 do
+      local ref = ARGV[at]
+      if ref ~= '0' then
+        local list = adds[ref]
+        local n = addLengths[ref]
+        if not list then
+          list, n = {}, 0
+          adds[ref] = list
+        end
+        list[n + 1] = score
+        list[n + 2] = id
+        addLengths[ref] = n + 2
+      end
+    end
     if ARGV[a + 9] ~= '' then
       for ref in string.gmatch(ARGV[a + 9], '%d+') do redis.call('ZREM', KEYS[tonumber(ref)], id) end
     end
-    local newRev = (tonumber(rev) or 0) + 1
-    local fields = { 'doc', ARGV[a + 11], 'parent_external_id', ARGV[a + 12], 'embedding_status', ARGV[a + 13], 'rev', newRev }
+    -- Written as a string (Redis would format a Lua number with printf), answered as a number.
+    local revNumber = create and 1 or tonumber(rev) + 1
+    local newRev = create and '1' or tostring(revNumber)
+    local status = ARGV[a + 13]
+    local fields = { 'doc', ARGV[a + 11], 'parent_external_id', ARGV[a + 12], 'embedding_status', status, 'rev', newRev }
+    local nFields = 8
     local textHash, textSources, itemDigest = ARGV[a + 14], ARGV[a + 15], ARGV[a + 16]
-    local dropSources = textHash ~= '' and textSources == ''
-    if textHash ~= '' then fields[#fields + 1] = 'text_hash'; fields[#fields + 1] = textHash end
-    if textSources ~= '' then fields[#fields + 1] = 'text_sources'; fields[#fields + 1] = textSources end
-    syncs[#syncs + 1] = id
-    syncs[#syncs + 1] = synced
-    if itemDigest ~= '' then
-      digests[#digests + 1] = id
-      digests[#digests + 1] = itemDigest
-    elseif not create then
-      undigested[#undigested + 1] = id
+    if textHash ~= '' then
+      fields[nFields + 1] = 'text_hash'
+      fields[nFields + 2] = textHash
+      nFields = nFields + 2
     end
-    local drop = {}
-    if not create and dropSources then drop[#drop + 1] = 'text_sources' end
-    for p = a + STRIDE, a + STRIDE + 2 * tonumber(ARGV[a + 17]) - 1, 2 do
-      if ARGV[p + 1] ~= '' then
-        fields[#fields + 1] = ARGV[p]
-        fields[#fields + 1] = ARGV[p + 1]
-      elseif not create then
-        drop[#drop + 1] = ARGV[p]
+    if textSources ~= '' then
+      fields[nFields + 1] = 'text_sources'
+      fields[nFields + 2] = textSources
+      nFields = nFields + 2
+    end
+    nIds = nIds + 1
+    ids[nIds] = id
+    revs[nIds] = newRev
+    syncs[2 * nIds - 1] = id
+    syncs[2 * nIds] = synced
+    if itemDigest ~= '' then
+      digests[nDigests + 1] = id
+      digests[nDigests + 2] = itemDigest
+      nDigests = nDigests + 2
+    elseif not create then
+      nUndigested = nUndigested + 1
+      undigested[nUndigested] = id
+    end
+    local pairCount = pairCounts[r]
+    if create then
+      for p = a + STRIDE, a + STRIDE + 2 * pairCount - 1, 2 do
+        if ARGV[p + 1] ~= '' then
+          fields[nFields + 1] = ARGV[p]
+          fields[nFields + 2] = ARGV[p + 1]
+          nFields = nFields + 2
+        end
+      end
+      createdStatuses[status] = (createdStatuses[status] or 0) + 1
+    else
+      local drop = {}
+      if textHash ~= '' and textSources == '' then drop[#drop + 1] = 'text_sources' end
+      for p = a + STRIDE, a + STRIDE + 2 * pairCount - 1, 2 do
+        if ARGV[p + 1] ~= '' then
+          fields[nFields + 1] = ARGV[p]
+          fields[nFields + 2] = ARGV[p + 1]
+          nFields = nFields + 2
+        else
+          drop[#drop + 1] = ARGV[p]
+        end
+      end
+      if #drop > 0 then redis.call('HDEL', pk, unpack(drop)) end
+      moveStatus('product', redis.call('HGET', pk, 'embedding_status'), status)
+    end
+    redis.call('HSET', pk, unpack(fields))
+    detail = revNumber
+    if withJob then
+      local index = ARGV[a + 10]
+      if not results[index] then
+        local result = create and 'created' or 'updated'
+        results[index] = result
+        resultsSet[nResultsSet + 1] = index
+        resultsSet[nResultsSet + 2] = result
+        nResultsSet = nResultsSet + 2
+        counts[result] = (counts[result] or 0) + 1
       end
     end
-    if #drop > 0 then redis.call('HDEL', pk, unpack(drop)) end
-    moveStatus('product', not create and redis.call('HGET', pk, 'embedding_status'), ARGV[a + 13])
-    redis.call('HSET', pk, unpack(fields))
-    ids[#ids + 1] = id
-    revs[#revs + 1] = newRev
-    detail = newRev
-    if withJob and not results[ARGV[a + 10]] then
-      local result = create and 'created' or 'updated'
-      results[ARGV[a + 10]] = result
-      resultsSet[#resultsSet + 1] = ARGV[a + 10]
-      resultsSet[#resultsSet + 1] = result
-      counts[result] = (counts[result] or 0) + 1
-    end
   end
-  out[#out + 1] = code
-  out[#out + 1] = detail
+  out[nOut + 1] = code
+  out[nOut + 2] = detail
+  nOut = nOut + 2
 end
+for status, n in pairs(createdStatuses) do countStatus('product', status, n) end
 
 -- Each external_id as the steps left it: claimed by a product, or released.
 local claims, released, seen = {}, {}, {}
-for _, ext in ipairs(ownersChanged) do
+for i = 1, nOwnersChanged do
+  local ext = ownersChanged[i]
   if not seen[ext] then
     seen[ext] = true
     if owners[ext] then
@@ -174,15 +245,19 @@ for _, ext in ipairs(ownersChanged) do
 end
 if #claims > 0 then redis.call('HSET', KEYS[5], unpack(claims)) end
 if #released > 0 then redis.call('HDEL', KEYS[5], unpack(released)) end
-if #groupClaims > 0 then redis.call('HSET', KEYS[2], unpack(groupClaims)) end
-if #resultsSet > 0 then redis.call('HSET', KEYS[9], unpack(resultsSet)) end
-for ref, list in pairs(adds) do redis.call('ZADD', KEYS[ref], unpack(list)) end
+if nGroupClaims > 0 then redis.call('HSET', KEYS[2], unpack(groupClaims)) end
+if nResultsSet > 0 then redis.call('HSET', KEYS[9], unpack(resultsSet)) end
+if nCreated > 0 then
+  redis.call('ZADD', KEYS[3], unpack(created))
+  redis.call('ZADD', KEYS[4], unpack(created))
+end
+for ref, list in pairs(adds) do redis.call('ZADD', KEYS[tonumber(ref)], unpack(list)) end
 for result, n in pairs(counts) do redis.call('HINCRBY', KEYS[10], result, n) end
 applyStatusMoves(KEYS[8])
-if #syncs > 0 then redis.call('HSET', KEYS[6], unpack(syncs)) end
-if #digests > 0 then redis.call('HSET', KEYS[7], unpack(digests)) end
-if #undigested > 0 then redis.call('HDEL', KEYS[7], unpack(undigested)) end
-if #ids > 0 then
+if nIds > 0 then redis.call('HSET', KEYS[6], unpack(syncs)) end
+if nDigests > 0 then redis.call('HSET', KEYS[7], unpack(digests)) end
+if nUndigested > 0 then redis.call('HDEL', KEYS[7], unpack(undigested)) end
+if nIds > 0 then
   redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'op', 'upsert', 'kind', 'product', 'ids', table.concat(ids, ','), 'revs', table.concat(revs, ','))
   if auditAt > 0 then appendAudit(auditAt, 5, revs[1]) end
 end
