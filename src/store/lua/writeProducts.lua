@@ -32,8 +32,8 @@ if auditAt > 0 then first = 9 + 2 * tonumber(ARGV[8]) end
 
 -- The hot loops below keep their own counters instead of `#t + 1` and call no helper per product:
 -- in Redis's Lua every table length, call and concatenation is interpreted (docs/BENCHMARKS.md).
--- The rows' positions in ARGV and their numbers of projection pairs, and every field of a shared
--- hash that some row reads.
+-- The rows' positions in ARGV, their product keys and numbers of projection pairs, and every
+-- field of a shared hash that some row reads.
 local rows, rowKeys, pairCounts, nRows = {}, {}, {}, 0
 local extWanted, groupWanted, resultWanted = {}, {}, {}
 -- The product keys of the rows, while every row is a create: one EXISTS then answers for all of
