@@ -184,29 +184,24 @@ for r = 1, nRows do
       nUndigested = nUndigested + 1
       undigested[nUndigested] = id
     end
-    local pairCount = pairCounts[r]
-    if create then
-      for p = a + STRIDE, a + STRIDE + 2 * pairCount - 1, 2 do
-        if ARGV[p + 1] ~= '' then
-          fields[nFields + 1] = ARGV[p]
-          fields[nFields + 2] = ARGV[p + 1]
-          nFields = nFields + 2
-        end
+    -- On update, an empty projection value and explicit texts no longer sent are removed.
+    local drop, nDrop = nil, 0
+    if not create and textHash ~= '' and textSources == '' then drop, nDrop = { 'text_sources' }, 1 end
+    for p = a + STRIDE, a + STRIDE + 2 * pairCounts[r] - 1, 2 do
+      if ARGV[p + 1] ~= '' then
+        fields[nFields + 1] = ARGV[p]
+        fields[nFields + 2] = ARGV[p + 1]
+        nFields = nFields + 2
+      elseif not create then
+        drop = drop or {}
+        nDrop = nDrop + 1
+        drop[nDrop] = ARGV[p]
       end
+    end
+    if create then
       createdStatuses[status] = (createdStatuses[status] or 0) + 1
     else
-      local drop = {}
-      if textHash ~= '' and textSources == '' then drop[#drop + 1] = 'text_sources' end
-      for p = a + STRIDE, a + STRIDE + 2 * pairCount - 1, 2 do
-        if ARGV[p + 1] ~= '' then
-          fields[nFields + 1] = ARGV[p]
-          fields[nFields + 2] = ARGV[p + 1]
-          nFields = nFields + 2
-        else
-          drop[#drop + 1] = ARGV[p]
-        end
-      end
-      if #drop > 0 then redis.call('HDEL', pk, unpack(drop)) end
+      if nDrop > 0 then redis.call('HDEL', pk, unpack(drop)) end
       moveStatus('product', redis.call('HGET', pk, 'embedding_status'), status)
     end
     redis.call('HSET', pk, unpack(fields))
