@@ -63,7 +63,7 @@ while a <= nArgv do
 end
 
 -- A hash's fields as read once: field -> value, or false where it holds none. The steps below read
--- and change these copies; `changed` lists the fields to write back at the end.
+-- and change these copies; the lists below name what is written back at the end.
 local function readFields(key, wanted)
   local names, n = {}, 0
   for name in pairs(wanted) do
