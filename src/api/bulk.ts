@@ -1,6 +1,6 @@
 // Bulk import: NDJSON or a JSON array in, 202 with the job out; job status under /jobs.
 import type { BulkItems, IngestService } from '../domain/ingest.js';
-import { MAX_BULK_ITEMS } from '../domain/ingest.js';
+import { MAX_BULK_ITEMS, NOT_JSON } from '../domain/ingest.js';
 import type { SiteService } from '../domain/sites.js';
 import { HttpError } from '../http/errors.js';
 import { jsonDecodeError } from '../http/input.js';
@@ -8,7 +8,6 @@ import { defineRoute, json, type IncomingRequest, type Route } from '../http/rou
 import { BulkAccepted, IngestJob, JobIdParams, JobListQuery, JobSummary, JobWaitQuery, SiteQuery } from '../schemas/products.js';
 import { Type } from '@sinclair/typebox';
 import { surrogateFreeJson } from '../schemas/surrogateFreeJson.js';
-import type { ItemError } from '../store/jobs.js';
 import { actorOf } from './actor.js';
 import { sourceOf } from './products.js';
 
@@ -26,20 +25,18 @@ export function parseBulkBody(req: IncomingRequest): BulkItems {
       throw new HttpError(422, [jsonDecodeError(error)]);
     }
     if (!Array.isArray(parsed)) throw new HttpError(422, [{ loc: ['body'], msg: 'Input should be a valid list', type: 'list_type' }]);
-    return { items: checkCount(parsed), lines: null, parseErrors: [], surrogateFree: surrogateFreeJson(req.body) };
+    const items = checkCount(parsed);
+    return { count: items.length, item: (index) => items[index], lines: null, surrogateFree: surrogateFreeJson(req.body) };
   }
-  const lines = nonBlankLines(req.body);
-  checkCount(lines);
-  const parseErrors: ItemError[] = [];
-  const items = lines.map((line, index) => {
+  const lines = checkCount(nonBlankLines(req.body));
+  const item = (index: number): unknown => {
     try {
-      return JSON.parse(line.toString('utf8')) as unknown;
+      return JSON.parse(lines[index].toString('utf8')) as unknown;
     } catch {
-      parseErrors.push({ index, detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] });
-      return undefined;
+      return NOT_JSON;
     }
-  });
-  return { items, lines, parseErrors, surrogateFree: surrogateFreeJson(req.body) };
+  };
+  return { count: lines.length, item, lines, surrogateFree: surrogateFreeJson(req.body) };
 }
 
 /** The lines of a body that hold more than white space, as views of its bytes (no copy). */

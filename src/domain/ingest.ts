@@ -18,13 +18,21 @@ export const MAX_BULK_ITEMS = 10_000;
 /** Items stored per chunk, and written per round by the worker. */
 const CHUNK = 500;
 
-/** A bulk request's items: each parsed value and, for NDJSON, its line as received. */
+/** A bulk item whose NDJSON line is no JSON: reported as it is, never validated. */
+export const NOT_JSON: unique symbol = Symbol('not JSON');
+const NOT_JSON_DETAIL: ItemError['detail'] = [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }];
+
+/** A bulk request's items and, for NDJSON, each one's line as received. */
 export interface BulkItems {
-  items: unknown[];
+  count: number;
+  /**
+   * Item `index`, parsed again on each call: an NDJSON item is parsed as it is checked and dropped
+   * after, so none of a request's thousands of objects outlives its check (they would survive the
+   * young generation's collections, be copied and promoted: the accept path's largest GC cost).
+   */
+  item(index: number): unknown;
   /** The JSON text of each item as received (null for a JSON-array body: accepted items are serialised again). */
   lines: Buffer[] | null;
-  /** Items that are no JSON: reported as they are, never validated. */
-  parseErrors: ItemError[];
   /** The body's text holds no surrogate (ValueOrigin.surrogateFree). */
   surrogateFree: boolean;
 }
@@ -58,24 +66,30 @@ export class IngestService {
    * audit event (a bulk_job created, with its item counts); its items are none of their own.
    */
   async accept(tenantId: string, { siteId, body, source }: { siteId: string; body: BulkItems; source: string }, actor: AuditActor) {
-    const errors: ItemError[] = [...body.parseErrors];
-    const failedParses = new Set(body.parseErrors.map((e) => e.index));
+    const errors: ItemError[] = [];
     const chunks: ItemChunk[] = [];
     let chunk: ItemChunk | null = null;
-    body.items.forEach((item, index) => {
-      if (failedParses.has(index)) return;
+    for (let index = 0; index < body.count; index++) {
+      const item = body.item(index);
+      if (item === NOT_JSON) {
+        errors.push({ index, detail: NOT_JSON_DETAIL });
+        continue;
+      }
       const problems = validationErrors(ProductCreate, item, { root: 'body', surrogateFree: body.surrogateFree });
-      if (problems) return errors.push({ index, detail: problems });
+      if (problems) {
+        errors.push({ index, detail: problems });
+        continue;
+      }
       if (!chunk || chunk.lines.length === CHUNK) chunks.push((chunk = { indexes: [], ids: [], externalIds: [], lines: [] }));
       chunk.indexes.push(index);
       chunk.ids.push(randomUUID());
       chunk.externalIds.push((item as ProductInput).external_id || '');
       chunk.lines.push(body.lines?.[index] ?? Buffer.from(JSON.stringify(item)));
-    });
+    }
     errors.sort((a, b) => a.index - b.index);
     const id = randomUUID();
-    await this.deps.jobs.create(tenantId, { id, siteId, source, total: body.items.length, rejected: errors, createdAt: new Date().toISOString() }, { chunks, actor });
-    const accepted = body.items.length - errors.length;
+    await this.deps.jobs.create(tenantId, { id, siteId, source, total: body.count, rejected: errors, createdAt: new Date().toISOString() }, { chunks, actor });
+    const accepted = body.count - errors.length;
     if (accepted > 0) await this.deps.schedule(tenantId, id);
     return { job_id: id, accepted, rejected: errors.length, errors };
   }
