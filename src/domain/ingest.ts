@@ -86,7 +86,6 @@ export class IngestService {
       chunk.externalIds.push((item as ProductInput).external_id || '');
       chunk.lines.push(body.lines?.[index] ?? Buffer.from(JSON.stringify(item)));
     }
-    errors.sort((a, b) => a.index - b.index);
     const id = randomUUID();
     await this.deps.jobs.create(tenantId, { id, siteId, source, total: body.count, rejected: errors, createdAt: new Date().toISOString() }, { chunks, actor });
     const accepted = body.count - errors.length;
