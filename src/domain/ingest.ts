@@ -26,9 +26,10 @@ const NOT_JSON_DETAIL: ItemError['detail'] = [{ loc: ['body'], msg: 'JSON decode
 export interface BulkItems {
   count: number;
   /**
-   * Item `index`, parsed again on each call: an NDJSON item is parsed as it is checked and dropped
+   * Item `index`, or NOT_JSON. An NDJSON item is parsed on each call, as it is checked, and dropped
    * after, so none of a request's thousands of objects outlives its check (they would survive the
-   * young generation's collections, be copied and promoted: the accept path's largest GC cost).
+   * young generation's collections, be copied and promoted: the accept path's largest GC cost); a
+   * JSON array's items are parsed with the body.
    */
   item(index: number): unknown;
   /** The JSON text of each item as received (null for a JSON-array body: accepted items are serialised again). */
