@@ -134,9 +134,14 @@ export interface UpsertOutcome {
   textHash: string;
 }
 
-type PreparedRequest = UpsertRequest & { sources: ProductTextSources; textHash: string };
+/** A request with what its texts give, worked out once for every round. */
+type PreparedRequest = { request: UpsertRequest; sources: ProductTextSources; textHash: string };
 /** One `upsertMany` call, the same in every round: its tenant, its requests, and their outcomes as rounds settle them. */
 type UpsertBatch = { tenantId: string; prepared: PreparedRequest[]; outcomes: UpsertOutcome[] };
+/** A write of a round as planned: the request's index, the write, and the outcome it has once stored. */
+type PlannedWrite = { index: number; write: ProductWrite; result: UpsertResult; embed: boolean };
+/** A round's plan: the products to write and the unchanged ones to touch. */
+type RoundPlan = { writes: PlannedWrite[]; touches: { index: number; record: ProductRecord }[] };
 
 /**
  * Splits pending requests (indexes in request order) into a round with at most one request per
@@ -147,7 +152,7 @@ function oneRequestPerProduct(prepared: PreparedRequest[], pending: number[]): {
   const deferred: number[] = [];
   const targets = new Set<string>();
   for (const index of pending) {
-    const { siteId, input, id } = prepared[index];
+    const { siteId, input, id } = prepared[index].request;
     const target = input.external_id ? `${siteId} ${input.external_id}` : id;
     if (target !== undefined && targets.has(target)) deferred.push(index);
     else {
@@ -195,9 +200,9 @@ export class ProductService {
    * product take effect in their order: a later one waits for the next round.
    */
   async upsertMany(tenantId: string, requests: UpsertRequest[]): Promise<UpsertOutcome[]> {
-    const prepared = requests.map((r): PreparedRequest => {
-      const sources = textSources(r.input);
-      return { ...r, sources, textHash: textsHash(embeddingTexts(r.input, sources), r.input.language) };
+    const prepared = requests.map((request): PreparedRequest => {
+      const sources = textSources(request.input);
+      return { request, sources, textHash: textsHash(embeddingTexts(request.input, sources), request.input.language) };
     });
     const batch: UpsertBatch = { tenantId, prepared, outcomes: new Array(requests.length) };
     let pending = prepared.map((_, i) => i);
@@ -216,14 +221,41 @@ export class ProductService {
   /** One round of `upsertMany` over requests for distinct products; the indexes that raced with another writer. */
   private async upsertRound({ tenantId, prepared, outcomes }: UpsertBatch, pending: number[], raced: boolean): Promise<number[]> {
     const retry: number[] = [];
-    const current = await this.currentRecords(tenantId, pending.map((i) => prepared[i]), raced);
-    const groups = await this.translationGroups(tenantId, pending.map((i) => prepared[i]), current);
+    const requests = pending.map((i) => prepared[i].request);
+    const current = await this.currentRecords(tenantId, requests, raced);
+    const groups = await this.translationGroups(tenantId, requests, current);
     const now = new Date().toISOString();
-    const writes: { index: number; write: ProductWrite; result: UpsertResult; embed: boolean }[] = [];
-    const touches: { index: number; record: ProductRecord }[] = [];
+    const { writes, touches } = this.planRound({ tenantId, prepared, pending, current, groups, now });
+    const sent = this.repo.writeMany(tenantId, now, writes.map((w) => w.write));
+    // While Redis answers, a round keeps only what its outcomes need: its documents (and their
+    // script arguments, once sent) can be collected young instead of being copied and promoted.
+    const stored = writes.map(({ index, write, result, embed }) => ({ index, result, embed, id: write.doc.id, externalId: write.doc.external_id, replaces: write.previous !== null, textHash: write.textHash }));
+    writes.length = 0;
+    (await sent).forEach((outcome, k) => {
+      const { index, id, externalId, replaces, result, embed, textHash } = stored[k];
+      if (outcome.kind === 'ok') outcomes[index] = { id, result, embed, textHash };
+      else if (outcome.kind === 'external_id_taken' && replaces) {
+        throw new ConflictError(`Another product of this site has external_id '${externalId}'`);
+      } else retry.push(index);
+    });
+    const touched = await this.repo.touchMany(tenantId, now, touches.map(({ index, record }) => ({
+      id: record.doc.id, expectedRev: record.rev, itemDigest: prepared[index].request.itemDigest, jobItem: prepared[index].request.jobItem,
+    })));
+    touched.forEach((outcome, k) => {
+      const { index, record } = touches[k];
+      if (outcome === 'differs') retry.push(index);
+      else outcomes[index] = { id: record.doc.id, result: 'unchanged', embed: false, textHash: record.textHash };
+    });
+    return retry;
+  }
 
+  /** What a round writes (created or updated products) and touches (unchanged ones), from the records read. */
+  private planRound({ tenantId, prepared, pending, current, groups, now }: {
+    tenantId: string; prepared: PreparedRequest[]; pending: number[]; current: (ProductRecord | null)[]; groups: (string | null)[]; now: string;
+  }): RoundPlan {
+    const plan: RoundPlan = { writes: [], touches: [] };
     pending.forEach((index, k) => {
-      const req = prepared[index];
+      const { request: req, sources, textHash } = prepared[index];
       const record = current[k];
       const id = record?.doc.id ?? req.id ?? randomUUID();
       if (record && req.input.sync_hash != null && req.input.sync_hash === record.doc.sync_hash) {
@@ -231,9 +263,9 @@ export class ProductService {
         const next: StoredProduct = { ...record.doc };
         const fresh = buildDoc(req.input, record.doc, req.source);
         for (const field of VOLATILE) (next as unknown as Record<string, unknown>)[field] = fresh[field];
-        if (isDeepStrictEqual(next, record.doc)) return touches.push({ index, record });
+        if (isDeepStrictEqual(next, record.doc)) return plan.touches.push({ index, record });
         next.updated_at = now;
-        writes.push({
+        plan.writes.push({
           index, result: 'updated', embed: false,
           write: { doc: next, parentExternalId: record.parentExternalId, textSources: null, textHash: record.textHash, embeddingStatus: record.embeddingStatus, previous: record, jobItem: req.jobItem, itemDigest: req.itemDigest, audit: req.actor },
         });
@@ -244,38 +276,21 @@ export class ProductService {
         : { id, tenant_id: tenantId, site_id: req.siteId, translation_group_id: groups[k], created_at: now, updated_at: now };
       const doc = buildDoc(req.input, base, req.source);
       const parentExternalId = req.input.parent_external_id ?? null;
-      const textsChanged = !record || record.textHash !== req.textHash;
+      const textsChanged = !record || record.textHash !== textHash;
       if (record && !textsChanged && parentExternalId === record.parentExternalId && isDeepStrictEqual(doc, record.doc)) {
-        return touches.push({ index, record });
+        return plan.touches.push({ index, record });
       }
       if (record) doc.updated_at = now;
-      writes.push({
+      plan.writes.push({
         index, result: record ? 'updated' : 'created', embed: textsChanged,
         write: {
-          doc, parentExternalId, textSources: req.sources, textHash: req.textHash,
+          doc, parentExternalId, textSources: sources, textHash,
           embeddingStatus: textsChanged ? this.embedding.initialStatus : record!.embeddingStatus,
           previous: record, jobItem: req.jobItem, itemDigest: req.itemDigest, audit: req.actor,
         },
       });
     });
-
-    const written = await this.repo.writeMany(tenantId, now, writes.map((w) => w.write));
-    written.forEach((outcome, k) => {
-      const { index, write, result, embed } = writes[k];
-      if (outcome.kind === 'ok') outcomes[index] = { id: write.doc.id, result, embed, textHash: write.textHash };
-      else if (outcome.kind === 'external_id_taken' && write.previous) {
-        throw new ConflictError(`Another product of this site has external_id '${write.doc.external_id}'`);
-      } else retry.push(index);
-    });
-    const touched = await this.repo.touchMany(tenantId, now, touches.map(({ index, record }) => ({
-      id: record.doc.id, expectedRev: record.rev, itemDigest: prepared[index].itemDigest, jobItem: prepared[index].jobItem,
-    })));
-    touched.forEach((outcome, k) => {
-      const { index, record } = touches[k];
-      if (outcome === 'differs') retry.push(index);
-      else outcomes[index] = { id: record.doc.id, result: 'unchanged', embed: false, textHash: record.textHash };
-    });
-    return retry;
+    return plan;
   }
 
   async scheduleEmbeddings(tenantId: string, outcomes: UpsertOutcome[]): Promise<void> {

@@ -127,6 +127,25 @@ function toRecord(values: (string | null)[], synced: string | null): ProductReco
   return { doc: JSON.parse(doc) as StoredProduct, rev, parentExternalId: parentExternalId || null, textHash: textHash ?? '', synced, embeddingStatus: embeddingStatusOf(embeddingStatus) };
 }
 
+/** The outcome of each write of a writeMany pipeline; `order`: the index in the writes of each answer's product. */
+async function writeOutcomes(pipeline: ReturnType<Store['pipeline']>, order: number[]): Promise<WriteOutcome[]> {
+  const outcomes: WriteOutcome[] = new Array(order.length);
+  let n = 0;
+  for (const [error, value] of (await pipeline.exec()) ?? []) {
+    if (error) throw error;
+    const flat = value as (number | string)[];
+    for (let i = 0; i < flat.length; i += 2) {
+      const [code, detail] = [flat[i], flat[i + 1]];
+      outcomes[order[n++]] =
+        code === ProductWriteResult.Written ? { kind: 'ok' }
+        : code === ProductWriteResult.ExternalIdTaken ? { kind: 'external_id_taken', ownerId: String(detail) }
+        : code === ProductWriteResult.TranslationGroupDiffers ? { kind: 'translation_group', groupId: String(detail) }
+        : { kind: 'stale' };
+    }
+  }
+  return outcomes;
+}
+
 export interface ProductFilter {
   siteId?: string;
   language?: string;
@@ -147,15 +166,9 @@ export class ProductRepository {
   /** Product ids for (site, external_id) pairs (null where none): one HMGET per site. */
   async idsByExternalIds(tenantId: string, pairs: { siteId: string; externalId: string }[]): Promise<(string | null)[]> {
     const out: (string | null)[] = new Array(pairs.length).fill(null);
-    const bySite = new Map<string, number[]>();
-    pairs.forEach((p, i) => {
-      const indexes = bySite.get(p.siteId);
-      if (indexes) indexes.push(i);
-      else bySite.set(p.siteId, [i]);
-    });
     await Promise.all(
-      [...bySite].map(async ([siteId, indexes]) => {
-        const ids = await this.redis.hmget(keys.siteExternalIds(tenantId, siteId), ...indexes.map((i) => pairs[i].externalId));
+      groupBy(pairs, (p) => p.siteId).map(async (indexes) => {
+        const ids = await this.redis.hmget(keys.siteExternalIds(tenantId, pairs[indexes[0]].siteId), ...indexes.map((i) => pairs[i].externalId));
         indexes.forEach((i, k) => (out[i] = ids[k]));
       }),
     );
@@ -205,8 +218,15 @@ export class ProductRepository {
    * write is atomic on its own. A product whose stored revision is no longer `previous.rev` (or
    * that exists, on create) is not written (stale).
    */
-  async writeMany(tenantId: string, synced: string, writes: ProductWrite[]): Promise<WriteOutcome[]> {
-    if (writes.length === 0) return [];
+  writeMany(tenantId: string, synced: string, writes: ProductWrite[]): Promise<WriteOutcome[]> {
+    if (writes.length === 0) return Promise.resolve([]);
+    // Only the order waits for the answers, not the documents (ProductService.upsertRound).
+    const { pipeline, order } = this.writePipeline(tenantId, synced, writes);
+    return writeOutcomes(pipeline, order);
+  }
+
+  /** The script calls of writeMany, and the index in `writes` of each product they answer for, in answer order. */
+  private writePipeline(tenantId: string, synced: string, writes: ProductWrite[]): { pipeline: ReturnType<Store['pipeline']>; order: number[] } {
     const t = tenantId;
     const pipeline = this.redis.pipeline();
     const order: number[] = [];
@@ -256,21 +276,7 @@ export class ProductRepository {
         }));
       }
     }
-    const outcomes: WriteOutcome[] = new Array(writes.length);
-    let n = 0;
-    for (const [error, value] of (await pipeline.exec()) ?? []) {
-      if (error) throw error;
-      const flat = value as (number | string)[];
-      for (let i = 0; i < flat.length; i += 2) {
-        const [code, detail] = [flat[i], flat[i + 1]];
-        outcomes[order[n++]] =
-          code === ProductWriteResult.Written ? { kind: 'ok' }
-          : code === ProductWriteResult.ExternalIdTaken ? { kind: 'external_id_taken', ownerId: String(detail) }
-          : code === ProductWriteResult.TranslationGroupDiffers ? { kind: 'translation_group', groupId: String(detail) }
-          : { kind: 'stale' };
-      }
-    }
-    return outcomes;
+    return { pipeline, order };
   }
 
   /**
