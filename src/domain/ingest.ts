@@ -139,7 +139,10 @@ export class IngestService {
     const seen = new Map<string, number>();
     for (const ext of chunk.externalIds) if (ext) seen.set(ext, (seen.get(ext) ?? 0) + 1);
     // An external_id sent twice in a chunk: the later item must see what the earlier one wrote.
-    const candidates = chunk.externalIds.flatMap((ext, k) => (ext && seen.get(ext) === 1 ? [k] : []));
+    const candidates: number[] = [];
+    chunk.externalIds.forEach((ext, k) => {
+      if (ext && seen.get(ext) === 1) candidates.push(k);
+    });
     const settled = await this.deps.products.settleUnchanged(tenantId, {
       siteId: job.siteId, jobId: job.id, items: candidates.map((k) => ({ externalId: chunk.externalIds[k], itemDigest: digests[k], index: chunk.indexes[k] })),
     });

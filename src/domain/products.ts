@@ -351,12 +351,19 @@ export class ProductService {
    */
   private async currentRecords(tenantId: string, requests: UpsertRequest[], raced: boolean): Promise<(ProductRecord | null)[]> {
     // The product each external_id names: the caller's hint in a first round, else looked up.
-    const lookups = requests.flatMap((r, k) => (r.input.external_id && (raced || r.knownId === undefined) ? [{ k, siteId: r.siteId, externalId: r.input.external_id }] : []));
+    // (Loops, not flatMap: these run per bulk item, and V8's flatMap is slow; store/scriptCalls.ts.)
+    const lookups: { k: number; siteId: string; externalId: string }[] = [];
+    requests.forEach((r, k) => {
+      if (r.input.external_id && (raced || r.knownId === undefined)) lookups.push({ k, siteId: r.siteId, externalId: r.input.external_id });
+    });
     const found = await this.repo.idsByExternalIds(tenantId, lookups);
     const named = requests.map((r) => (r.input.external_id ? r.knownId : undefined));
     lookups.forEach(({ k }, j) => (named[k] = found[j]));
-    const ids = requests.map((r, k) => named[k] ?? (!r.input.external_id || raced ? r.id : undefined));
-    const wanted = ids.flatMap((id, k) => (id ? [{ k, id }] : []));
+    const wanted: { k: number; id: string }[] = [];
+    requests.forEach((r, k) => {
+      const id = named[k] ?? (!r.input.external_id || raced ? r.id : undefined);
+      if (id) wanted.push({ k, id });
+    });
     const records = await this.repo.getMany(tenantId, wanted.map((w) => w.id));
     const out: (ProductRecord | null)[] = new Array(requests.length).fill(null);
     wanted.forEach(({ k }, j) => (out[k] = records[j]));
@@ -366,7 +373,10 @@ export class ProductService {
   /** The translation group of each new product: the tenant's group for its external_id, or a new one. */
   private async translationGroups(tenantId: string, requests: UpsertRequest[], current: (ProductRecord | null)[]): Promise<(string | null)[]> {
     const out = requests.map((_, k) => current[k]?.doc.translation_group_id ?? null);
-    const lookups = requests.flatMap((r, k) => (!current[k] && r.input.external_id ? [{ k, externalId: r.input.external_id }] : []));
+    const lookups: { k: number; externalId: string }[] = [];
+    requests.forEach((r, k) => {
+      if (!current[k] && r.input.external_id) lookups.push({ k, externalId: r.input.external_id });
+    });
     const groups = await this.repo.translationGroupsOf(tenantId, lookups.map((l) => l.externalId));
     lookups.forEach(({ k }, j) => (out[k] = groups[j] ?? randomUUID()));
     return out;

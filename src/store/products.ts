@@ -288,9 +288,10 @@ export class ProductRepository {
     const t = tenantId;
     const pipeline = this.redis.pipeline();
     for (let start = 0; start < items.length; start += SETTLE_BATCH) {
+      const batch: (string | number)[] = [];
+      for (const item of items.slice(start, start + SETTLE_BATCH)) batch.push(item.externalId, item.itemDigest, item.index);
       (pipeline as unknown as Store).settleItems(
-        keys.siteExternalIds(t, siteId), keys.productsSynced(t), keys.productsItemDigests(t), keys.jobResults(t, jobId), keys.jobCounts(t, jobId),
-        synced, ...items.slice(start, start + SETTLE_BATCH).flatMap((item) => [item.externalId, item.itemDigest, item.index]),
+        keys.siteExternalIds(t, siteId), keys.productsSynced(t), keys.productsItemDigests(t), keys.jobResults(t, jobId), keys.jobCounts(t, jobId), synced, ...batch,
       );
     }
     const out: Settled[] = [];
