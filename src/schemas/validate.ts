@@ -6,8 +6,8 @@ import { Kind, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, ValueErrorType, type TypeCheck } from '@sinclair/typebox/compiler';
 import { isDateTime, isUuid } from './common.js';
 import { decimalIssue, isDecimalSchema } from './decimal.js';
-
 import type { ErrorItem, Loc } from './errorItem.js';
+import { scanShape } from './valueShape.js';
 
 /** 'json': values arrive typed; 'text': values arrive as strings (query, path, form) and are parsed. */
 export type Source = 'json' | 'text';
@@ -66,78 +66,6 @@ export function validationErrors(schema: TSchema, value: unknown, { root, source
   const refused = new Set(shape.errors.map((e) => e.loc.join('\u0000')));
   const all = [...errors.filter((e) => !refused.has(e.loc.join('\u0000'))), ...shape.errors];
   return all.length === 0 ? null : all;
-}
-
-/** How deep a request value may nest: the body (or query) is level 1, each object or array inside it one more. */
-export const MAX_DEPTH = 32;
-/** Keys refused anywhere in a value: they could reach an object's prototype wherever a key is assigned or looked up. */
-export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
-
-const SURROGATE = /[\uD800-\uDFFF]/;
-/** A surrogate that is not half of a pair (String#isWellFormed is newer than our TypeScript lib). */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const UNICODE_MSG = 'Input should be a valid string, unable to parse raw data as a unicode string';
-
-interface Shape {
-  /** Some string holds a character outside the BMP (a surrogate pair). */
-  astral: boolean;
-  errors: ErrorItem[];
-}
-
-/**
- * The rules no schema states, over the whole value, free-form objects included: nesting depth,
- * well-formed UTF-16 in every string and key (a lone surrogate breaks encodeURIComponent and
- * Redis), finite numbers, no reserved key. An explicit stack instead of recursion: a hostile body of a few KB can
- * nest thousands of levels.
- */
-function scanShape(value: unknown, root: string, checkStrings: boolean): Shape {
-  const shape: Shape = { astral: false, errors: [] };
-  const stack: Frame[] = [{ value, key: root, parent: null, depth: 1 }];
-  const fail = (frame: Frame, msg: string, type: string) => shape.errors.push({ loc: locOf(frame), msg, type });
-  while (stack.length > 0) {
-    const frame = stack.pop()!;
-    if (frame.parent && typeof frame.key === 'string') {
-      if (checkStrings && LONE_SURROGATE.test(frame.key)) fail(frame, UNICODE_MSG, 'string_unicode');
-      else if (RESERVED_KEYS.has(frame.key)) fail(frame, `Value error, the key '${frame.key}' is reserved`, 'value_error');
-    }
-    const item = frame.value;
-    if (typeof item === 'string') {
-      if (!checkStrings) continue;
-      if (LONE_SURROGATE.test(item)) fail(frame, UNICODE_MSG, 'string_unicode');
-      else if (!shape.astral && SURROGATE.test(item)) shape.astral = true;
-      continue;
-    }
-    // JSON.parse reads 1e400 as Infinity, which JSON.stringify would store as null.
-    if (typeof item === 'number' && !Number.isFinite(item)) fail(frame, 'Input should be a finite number', 'finite_number');
-    if (typeof item !== 'object' || item === null) continue;
-    if (frame.depth > MAX_DEPTH) {
-      fail(frame, `Value error, nesting deeper than ${MAX_DEPTH} levels`, 'value_error');
-      continue;
-    }
-    const depth = frame.depth + 1;
-    // Pushed last to first, so that errors come out in document order.
-    if (Array.isArray(item)) {
-      for (let i = item.length - 1; i >= 0; i--) stack.push({ value: item[i], key: i, parent: frame, depth });
-    } else {
-      const keys = Object.keys(item);
-      for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: (item as Record<string, unknown>)[keys[i]], key: keys[i], parent: frame, depth });
-    }
-  }
-  return shape;
-}
-
-/** A value met by scanShape; its loc is built only when it is reported. */
-interface Frame {
-  value: unknown;
-  key: string | number;
-  parent: Frame | null;
-  depth: number;
-}
-
-function locOf(frame: Frame): Loc {
-  const loc: Loc = [];
-  for (let f: Frame | null = frame; f; f = f.parent) loc.unshift(f.key);
-  return loc;
 }
 
 // ---- text sources: parse strings into the types the schema asks for --------------------------

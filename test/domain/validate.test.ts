@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import { surrogateFreeJson } from '../../src/schemas/surrogateFreeJson.js';
-import { MAX_DEPTH, validate, validationErrors } from '../../src/schemas/validate.js';
+import { validate, validationErrors } from '../../src/schemas/validate.js';
+import { MAX_DEPTH } from '../../src/schemas/valueShape.js';
 
 const Free = Type.Object({ data: Type.Optional(Type.Record(Type.String(), Type.Unknown())), name: Type.Optional(Type.String({ maxLength: 3 })) });
 
