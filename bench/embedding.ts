@@ -4,6 +4,9 @@
 //   npm run bench:embedding                      about 2 minutes
 //   BENCH_PRODUCTS=50000 npm run bench:embedding a smaller bulk catalogue (default 100,000)
 //   BENCH_CPU_PROF=<dir> ...                     CPU profiles of every process of both `kcs start`s
+//   BENCH_STEP=2-off npm run bench:embedding     only step 2's embedding-off pair, with each
+//                                                process's CPU per product: to compare two builds
+//                                                in alternating runs (the VM's speed drifts)
 //
 // 0. Baseline, in this process: the model work of the embed worker before this change, for
 //    BENCH_BASELINE_PRODUCTS products: three texts each (description, properties, attributes),
@@ -28,10 +31,12 @@ const EMBED_PRODUCTS = 1_000;
 const PER_REQUEST = 10_000;
 const TARGET = { embedded: 25, create: 15_000, unchanged: 50_000 };
 const CPU_PROF = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
+const ONLY_OFF = process.env.BENCH_STEP === '2-off';
 
 runBench('bench:embedding', (300 + BASELINE_PRODUCTS * 0.2 + PRODUCTS * 0.002) * 1000, main);
 
 async function main(undo: Undo): Promise<number> {
+  if (ONLY_OFF) return embeddingOffPair(undo);
   const baseline = await modelBaseline();
   console.log(`0. baseline, the model work before (3 whole texts per product, one thread): ${fmt(baseline, 1)} products/s (${BASELINE_PRODUCTS} products)`);
 
@@ -73,6 +78,19 @@ async function main(undo: Undo): Promise<number> {
 | embeddings still queued after the create run | ${backlog.toLocaleString('en')} |  |
 `);
   return embeddedRate >= TARGET.embedded && behind.create.rate >= TARGET.create && behind.unchanged.rate >= TARGET.unchanged ? 0 : 1;
+}
+
+/** BENCH_STEP=2-off: step 2 with embedding off alone, and the CPU each process spent per product. */
+async function embeddingOffPair(undo: Undo): Promise<number> {
+  const off = await startKcs(undo, { KCS_EMBEDDER: 'none' }, CPU_PROF);
+  const api = new Api(off.port, off.host, off.key);
+  undo(() => api.close());
+  const run = await bulkPair(off, api, `/api/knowledge/products/bulk?site_id=${await siteOf(api)}`);
+  await off.stop();
+  const perProduct = (cpu: Record<string, number>) => Object.entries(cpu).map(([name, s]) => `${name} ${fmt((s / PRODUCTS) * 1e6, 1)} µs`).join(', ');
+  console.log(`2. embedding off: create ${fmt(run.create.rate, 0)}/s (CPU per product: ${perProduct(run.create.cpuSeconds)})`);
+  console.log(`   unchanged ${fmt(run.unchanged.rate, 0)}/s (CPU per product: ${perProduct(run.unchanged.cpuSeconds)})`);
+  return 0;
 }
 
 /** Products per second of the previous embed worker's model work, measured in this process. */

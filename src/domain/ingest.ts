@@ -83,8 +83,10 @@ export class IngestService {
       }
       if (!chunk || chunk.lines.length === CHUNK) chunks.push((chunk = { indexes: [], ids: [], externalIds: [], lines: [] }));
       chunk.indexes.push(index);
-      chunk.ids.push(randomUUID());
-      chunk.externalIds.push((item as ProductInput).external_id || '');
+      const externalId = (item as ProductInput).external_id || '';
+      // The worker draws the ids of the others (ItemChunk): 10,000 UUIDs less for this process per request.
+      chunk.ids.push(externalId ? '' : randomUUID());
+      chunk.externalIds.push(externalId);
       chunk.lines.push(body.lines?.[index] ?? Buffer.from(JSON.stringify(item)));
     }
     const id = randomUUID();
@@ -153,7 +155,7 @@ export class IngestService {
       if (settle && settle.result !== 'unsettled') return;
       // Checked against ProductCreate when accepted; defaults are applied where the product is built.
       const input = JSON.parse(line.toString('utf8')) as ProductInput;
-      requests.push({ siteId: job.siteId, input, source: job.source, id: chunk.ids[k], jobItem: jobItem(k), itemDigest: digests[k], knownId: settle?.id });
+      requests.push({ siteId: job.siteId, input, source: job.source, id: chunk.ids[k] || undefined, jobItem: jobItem(k), itemDigest: digests[k], knownId: settle?.id });
     });
     return requests.length > 0 ? this.write(tenantId, job.id, requests) : [];
   }

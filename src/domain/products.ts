@@ -108,8 +108,8 @@ export interface UpsertRequest {
   input: ProductInput;
   source: string;
   /**
-   * The id of a new product (a retried bulk item creates the same product), or of the product a
-   * PUT replaces. The product is found by it when the external_id finds none.
+   * The id of a new product (a retried bulk item without an external_id creates the same
+   * product; store/jobs.ts ItemChunk), or of the product a PUT replaces. The product is found by it when the external_id finds none.
    */
   id?: string;
   jobItem?: JobItem;

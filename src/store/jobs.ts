@@ -14,8 +14,10 @@ export interface ItemError {
 
 /**
  * Accepted items as stored, a few hundred per list element: for each its index in the request,
- * the id pinned for it (a retried create keeps it), its external_id ('' none) and its JSON text
- * exactly as received, as bytes (one line: JSON text holds no raw newline).
+ * the id pinned for it ('' none), its external_id ('' none) and its JSON text exactly as
+ * received, as bytes (one line: JSON text holds no raw newline). Only an item without an
+ * external_id has an id pinned: a retried job finds the product such an item created by that id
+ * alone, while an external_id, claimed in the same write as its product, finds its product anyway.
  */
 export interface ItemChunk {
   indexes: number[];
