@@ -12,7 +12,7 @@ const SURROGATE = /[\uD800-\uDFFF]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const UNICODE_MSG = 'Input should be a valid string, unable to parse raw data as a unicode string';
 
-export interface Shape {
+interface Shape {
   /** Some string holds a character outside the BMP (a surrogate pair). */
   astral: boolean;
   errors: ErrorItem[];
