@@ -58,7 +58,7 @@ export interface WriteProductsCall {
 // The rows of the calls below are appended with push, not flatMap: V8's flatMap (and flat) copy
 // through a generic path, ~100 ns an element, microseconds a product (docs/BENCHMARKS.md).
 export function writeProductsCall(c: WriteProductsCall): ScriptCall {
-  const args: Value[] = [c.keyTable.length, ...c.keyTable, c.maxlen, c.syncedAt, c.hasJob ? '1' : '0', c.audit?.ref ?? 0, ...(c.audit?.event ?? [])];
+  const args: Value[] = call(c.keyTable, [c.maxlen, c.syncedAt, c.hasJob ? '1' : '0', c.audit?.ref ?? 0, ...(c.audit?.event ?? [])]);
   for (const r of c.rows) {
     args.push(
       r.productRef, r.id, r.expectedRev, r.externalId, r.previousExternalId, r.claimGroup, r.createdMs, r.joinLanguageRef,
@@ -89,7 +89,7 @@ export interface TouchProductsCall {
 }
 
 export function touchProductsCall(c: TouchProductsCall): ScriptCall {
-  const args: Value[] = [c.keyTable.length, ...c.keyTable, c.syncedAt, c.hasJob ? '1' : '0'];
+  const args: Value[] = call(c.keyTable, [c.syncedAt, c.hasJob ? '1' : '0']);
   for (const r of c.rows) args.push(r.productRef, r.id, r.expectedRev, r.itemDigest, r.jobIndex);
   return args as ScriptCall;
 }
