@@ -109,7 +109,8 @@ export interface UpsertRequest {
   source: string;
   /**
    * The id of a new product (a retried bulk item without an external_id creates the same
-   * product; store/jobs.ts ItemChunk), or of the product a PUT replaces. The product is found by it when the external_id finds none.
+   * product; store/jobs.ts ItemChunk), or of the product a PUT replaces. The product is found by
+   * it when the external_id finds none.
    */
   id?: string;
   jobItem?: JobItem;

@@ -21,8 +21,8 @@ interface Shape {
 /**
  * The rules no schema states, over the whole value, free-form objects included: nesting depth,
  * well-formed UTF-16 in every string and key (a lone surrogate breaks encodeURIComponent and
- * Redis), finite numbers, no reserved key. An explicit stack instead of recursion: a hostile body of a few KB can
- * nest thousands of levels.
+ * Redis), finite numbers, no reserved key. An explicit stack instead of recursion: a hostile
+ * body of a few KB can nest thousands of levels.
  */
 export function scanShape(value: unknown, root: string, checkStrings: boolean): Shape {
   const shape: Shape = { astral: false, errors: [] };
