@@ -118,7 +118,18 @@ try {
 } catch (error) {
   fail(error.message);
 } finally {
-  for (const child of children.reverse()) child.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 500));
+  // Newest first, each one gone before the next is stopped: the worker and serve shut down while
+  // their Redis still answers (stopped together, they logged a refused connection per retry).
+  for (const child of children.reverse()) await stop(child);
   rmSync(work, { recursive: true, force: true });
+}
+
+/** SIGTERM, then SIGKILL after 10 s; resolves once the process has exited. */
+async function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
 }
