@@ -129,7 +129,6 @@ async function siteOf(api: Api): Promise<string> {
   return (JSON.parse(reply.body) as { id: string }).id;
 }
 
-/** Bulk create of PRODUCTS new products, then the same bodies again (unchanged). */
 interface BulkPair {
   create: BulkResult;
   unchanged: BulkResult;
@@ -138,6 +137,7 @@ interface BulkPair {
   unchangedCpu: Record<string, number>;
 }
 
+/** Bulk create of PRODUCTS new products, then the same bodies again (unchanged). */
 async function bulkPair(kcs: KcsStart, api: Api, path: string): Promise<BulkPair> {
   if (LIVE_REPLICA) {
     const reply = await api.call('POST', '/api/knowledge/search/products', Buffer.from(JSON.stringify({ query: 'jacket' })));
