@@ -3,7 +3,7 @@
 //
 //   npm run bench:embedding                      about 2 minutes
 //   BENCH_PRODUCTS=50000 npm run bench:embedding a smaller bulk catalogue (default 100,000)
-//   BENCH_CPU_PROF=<dir> ...                     CPU profiles of every process of both `kcs start`s
+//   BENCH_CPU_PROF=<dir> ...                     CPU profiles of every process of the three `kcs start`s
 //   BENCH_REPLICA=1 ...                          step 2 with the tenant's search replica live (one
 //                                                search first, as on a restarted server)
 //   BENCH_STEP=2-off npm run bench:embedding     only step 2's embedding-off pair, with each
