@@ -25,7 +25,6 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { DocTable } from '../src/search/builtin/docTable.js';
-import { analyze } from '../src/search/analysis.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
 import { cpuMeter } from './support/proc.js';
 import { bruteForce, clusteredVectors, nearby, randomCentroids, recall, Rng, summarize, Zipf, type Timing } from './support/searchData.js';
@@ -325,14 +324,13 @@ interface TextLib {
 async function textLib(name: string): Promise<TextLib> {
   if (name === 'kcs TextIndex') {
     // DocTable.keyword: src/search/analysis.ts analyzeQuery, TextIndex.match, all words else any, top 10.
-    const table = new DocTable<null>();
+    const table = new DocTable<null>({ weights: [3, 1] });
     const everyEnglishDoc = { language: 'en', allows: () => true };
     return {
       build: (docs) => {
         for (const d of docs) {
           table.set({
-            id: String(d.id), meta: null, values: {}, vectors: {}, textKey: '',
-            fields: [{ field: 0, weight: 3, terms: analyze(d.title, 'en') }, { field: 1, weight: 1, terms: analyze(d.description, 'en') }],
+            id: String(d.id), meta: null, columns: undefined, values: {}, vectors: {}, language: 'en', texts: [d.title, d.description],
           });
         }
       },

@@ -3,18 +3,27 @@
 // because MiniSearch's per-result objects cost 40–900 ms per query at 50k documents
 // (bench/search-candidates.ts) and the target is a 5 ms p99 at 100k.
 //
-// Documents are numbered by the caller (stable per document). An update appends new postings
-// under a new generation of the document; stale postings are skipped at query time and dropped
-// when a term's list is more than half stale.
+// Documents are numbered by the caller (stable per document) and given as texts, which the index
+// analyses itself (analysis.ts words and terms) with one cached lookup a word: every write a
+// replica follows comes through here. An update appends new postings under a new generation of
+// the document; stale postings are skipped at query time and dropped when a term's list is more
+// than half stale.
 import SearchableMap from 'minisearch/SearchableMap';
-import { typoBudget, type QueryWord } from './analysis.js';
+import { termOf, typoBudget, words, type QueryWord } from './analysis.js';
+import { TermLists } from './termLists.js';
 
-/** One field of a document: which field (its position in the collection's field list), its terms and weight. */
-export interface FieldTerms {
-  field: number;
-  terms: string[];
-  weight: number;
+/** A document's texts, analysed in its language; each field has its weight (a title match beats a description match). */
+export interface DocText {
+  language: string;
+  /** By field (null: none). */
+  texts: readonly (string | null)[];
+  weights: readonly number[];
 }
+
+/** Words remembered per language: a catalogue repeats a small vocabulary very often. */
+const WORD_CACHE_LIMIT = 200_000;
+/** Term ids freed and held back from reuse until the word caches are cleared (each an empty postings list meanwhile). */
+const QUARANTINE_LIMIT = 10_000;
 
 const K1 = 1.2;
 const B = 0.75;
@@ -63,7 +72,7 @@ class Postings {
   }
 }
 
-function grow<T extends Int32Array | Float32Array>(from: T, to: T): T {
+function grow<T extends Int32Array | Float32Array | Float64Array>(from: T, to: T): T {
   to.set(from);
   return to;
 }
@@ -86,15 +95,30 @@ export class TextIndex {
   private readonly dict = new SearchableMap<number>();
   private readonly termIds = new Map<string, number>();
   private readonly postings: Postings[] = [];
-  /** Each term id's term, and ids whose term left every document (reused, so churning vocabularies stay bounded). */
-  private readonly terms: string[] = [];
+  /**
+   * Each term id's term (null once it left every document), and the ids free for reuse, so
+   * churning vocabularies stay bounded.
+   */
+  private readonly terms: (string | null)[] = [];
   private readonly freeIds: number[] = [];
   /** Per document: its current generation (0 = none), its distinct term ids, for df bookkeeping. */
   private docGen = new Int32Array(1024);
-  private docTerms: (Int32Array | null)[] = [];
-  private readonly fieldLengthSums = new Map<number, { sum: number; docs: number }>();
+  private readonly docTerms = new TermLists();
+  /**
+   * By language: word → the id of its term. One lookup a word where analysis then the dictionary
+   * took two. A cached id is its word's term's or, once that term left every document, no term's:
+   * freed ids wait in `quarantined` and are reused only after the caches are cleared.
+   */
+  private readonly wordTerms = new Map<string, Map<string, number>>();
+  private readonly quarantined: number[] = [];
+  /** Per field: the sum of its lengths over every version indexed, and how many versions. */
+  private readonly fieldLengths: number[] = [];
+  private readonly fieldVersions: number[] = [];
   private liveDocs = 0;
   private genCounter = 0;
+  /** Scratch of set(): a document's weight per term id while its fields are summed (0 between calls), and its distinct ids. */
+  private termWeights = new Float64Array(1024);
+  private readonly distinct: number[] = [];
   // Scratch buffers reused by every query (a serve process answers one query at a time).
   private scores = new Float32Array(1024);
   private wordScores = new Float32Array(1024);
@@ -112,32 +136,37 @@ export class TextIndex {
     return this.termIds.size;
   }
 
-  /** Indexes (or re-indexes) a document; fields are weighted (BM25F with per-field length norms). */
-  set(doc: number, fields: FieldTerms[]): void {
+  /** Indexes (or re-indexes) a document's texts: BM25F, each field weighted, with per-field length norms. */
+  set(doc: number, { language, texts, weights }: DocText): void {
     this.ensureDoc(doc);
     const previous = this.unlink(doc);
     const gen = (this.genCounter = (this.genCounter + 1) | 0) || (this.genCounter = 1);
-    // Per term: the sum over fields of weight × tf / norm, added one occurrence at a time.
-    const weights = new Map<number, number>();
-    for (const field of fields) {
-      if (field.terms.length === 0) continue;
-      const avg = this.fieldAverage(field.field, field.terms.length);
-      const each = field.weight / (1 - B + (B * field.terms.length) / avg);
-      for (const term of field.terms) {
-        const id = this.termId(term);
-        weights.set(id, (weights.get(id) ?? 0) + each);
+    const cache = this.wordCache(language);
+    // Per term: the sum over fields of weight × tf / norm, added one occurrence at a time in the
+    // scratch array by term id (every addition is > 0, so 0 marks a term not seen yet).
+    const distinct = this.distinct;
+    distinct.length = 0;
+    for (let field = 0; field < texts.length; field++) {
+      const text = texts[field];
+      const list = text ? words(text) : [];
+      if (list.length === 0) continue;
+      const avg = this.fieldAverage(field, list.length);
+      const each = weights[field] / (1 - B + (B * list.length) / avg);
+      for (const word of list) {
+        const id = this.idOfWord(cache, word, language);
+        if (id >= this.termWeights.length) this.termWeights = grow(this.termWeights, new Float64Array(Math.max(id + 1, this.termWeights.length * 2)));
+        if (this.termWeights[id] === 0) distinct.push(id);
+        this.termWeights[id] += each;
       }
     }
-    const ids = new Int32Array(weights.size);
-    let i = 0;
-    for (const [id, weight] of weights) {
+    for (const id of distinct) {
       const list = this.postings[id];
-      list.push(doc, gen, weight);
+      list.push(doc, gen, this.termWeights[id]);
       list.df++;
-      ids[i++] = id;
+      this.termWeights[id] = 0;
     }
     this.docGen[doc] = gen;
-    this.docTerms[doc] = ids;
+    this.docTerms.set(doc, distinct);
     this.liveDocs++;
     // Terms the old version held and the new one does not may now be in no document.
     if (previous) this.dropDeadTerms(previous);
@@ -150,15 +179,15 @@ export class TextIndex {
 
   /** Takes a document out of its terms' counts; its postings go stale. Returns the term ids it held. */
   private unlink(doc: number): Int32Array | null {
-    const ids = this.docTerms[doc];
-    if (!ids) return null;
+    if (!this.docTerms.has(doc)) return null;
+    const ids = this.docTerms.get(doc);
     for (const id of ids) {
       const list = this.postings[id];
       list.df--;
       list.stale++;
       if (list.stale > 32 && list.stale * 2 > list.length) list.compact(this.docGen);
     }
-    this.docTerms[doc] = null;
+    this.docTerms.drop(doc);
     this.docGen[doc] = 0;
     this.liveDocs--;
     return ids;
@@ -169,11 +198,17 @@ export class TextIndex {
     for (const id of ids) {
       if (this.postings[id].df !== 0) continue;
       const term = this.terms[id];
-      if (this.termIds.get(term) !== id) continue; // already dropped (a term listed twice)
+      if (term === null) continue; // already dropped (a term listed twice)
+      this.terms[id] = null;
       this.termIds.delete(term);
       this.dict.delete(term);
       this.postings[id] = new Postings();
-      this.freeIds.push(id);
+      this.quarantined.push(id);
+    }
+    if (this.quarantined.length >= QUARANTINE_LIMIT) {
+      for (const cache of this.wordTerms.values()) cache.clear();
+      this.freeIds.push(...this.quarantined);
+      this.quarantined.length = 0;
     }
   }
 
@@ -183,7 +218,7 @@ export class TextIndex {
    */
   match(words: QueryWord[]): TextMatches {
     this.clearLast();
-    const n = this.docTerms.length;
+    const n = this.docGen.length;
     if (this.scores.length < n) this.resizeScratch(n);
     const scores = this.scores;
     const hits = this.wordHits;
@@ -272,11 +307,28 @@ export class TextIndex {
 
   /** Running average length of a field over every version indexed (an estimate is enough for the norm). */
   private fieldAverage(field: number, length: number): number {
-    let stats = this.fieldLengthSums.get(field);
-    if (!stats) this.fieldLengthSums.set(field, (stats = { sum: 0, docs: 0 }));
-    stats.sum += length;
-    stats.docs++;
-    return stats.sum / stats.docs;
+    const sum = (this.fieldLengths[field] ?? 0) + length;
+    const versions = (this.fieldVersions[field] ?? 0) + 1;
+    this.fieldLengths[field] = sum;
+    this.fieldVersions[field] = versions;
+    return sum / versions;
+  }
+
+  private wordCache(language: string): Map<string, number> {
+    let cache = this.wordTerms.get(language);
+    if (!cache) this.wordTerms.set(language, (cache = new Map()));
+    return cache;
+  }
+
+  /** The term id of a word in a language, made when the term is new. */
+  private idOfWord(cache: Map<string, number>, word: string, language: string): number {
+    const known = cache.get(word);
+    if (known !== undefined && this.terms[known] !== null) return known;
+    const id = this.termId(termOf(word, language));
+    // A bounded cache: start over rather than grow without end on an open vocabulary.
+    if (cache.size >= WORD_CACHE_LIMIT) cache.clear();
+    cache.set(word, id);
+    return id;
   }
 
   private ensureDoc(doc: number): void {
@@ -285,7 +337,6 @@ export class TextIndex {
       next.set(this.docGen);
       this.docGen = next;
     }
-    while (this.docTerms.length <= doc) this.docTerms.push(null);
   }
 
   private resizeScratch(n: number): void {

@@ -5,6 +5,8 @@ import { test } from 'node:test';
 import { TextIndex } from '../../src/search/textIndex.js';
 import type { QueryWord } from '../../src/search/analysis.js';
 
+/** One field of text in a language without a stemmer: its words are its terms. */
+const text = (words: string) => ({ language: 'xx', texts: [words], weights: [1] });
 const word = (term: string): QueryWord => ({ word: term, terms: [term], fuzzy: 0, prefix: null });
 const found = (index: TextIndex, term: string) => {
   const m = index.match([word(term)]);
@@ -16,7 +18,7 @@ test('re-indexing with ever new words keeps the vocabulary to the words document
   const docs = 50;
   for (let round = 0; round < 200; round++) {
     for (let doc = 0; doc < docs; doc++) {
-      index.set(doc, [{ field: 0, terms: ['shoe', `sku${round}x${doc}`, `lot${round}`], weight: 1 }]);
+      index.set(doc, text(`shoe sku${round}x${doc} lot${round}`));
     }
   }
   // shoe + 50 sku terms + one lot term: the 9,950 words of earlier rounds are gone.
@@ -31,7 +33,25 @@ test('re-indexing with ever new words keeps the vocabulary to the words document
   assert.equal(index.vocabulary, 1 + docs / 2 + 1);
   assert.equal(found(index, 'shoe').length, docs / 2);
   // A reused term id starts empty: a new word finds only its own document.
-  index.set(0, [{ field: 0, terms: ['boot'], weight: 1 }]);
+  index.set(0, text('boot'));
   assert.deepEqual(found(index, 'boot'), [0]);
   assert.deepEqual(found(index, 'sku199x0'), []);
+});
+
+test('words stay with their terms while term ids are freed and reused (past the quarantine of freed ids)', () => {
+  const index = new TextIndex();
+  // Each round gives every document a word of its own that the previous round's word leaves behind:
+  // 24,000 terms die, so freed ids are reused after the word caches were cleared, twice over.
+  for (let round = 0; round < 240; round++) {
+    for (let doc = 0; doc < 100; doc++) index.set(doc, text(`common w${(round + doc) % 300}x${doc}`));
+  }
+  // Every current word finds its one document; a word of an earlier round finds nothing.
+  for (let doc = 0; doc < 100; doc++) assert.deepEqual(found(index, `w${(239 + doc) % 300}x${doc}`), [doc]);
+  assert.deepEqual(found(index, 'w238x0'), []);
+  assert.equal(found(index, 'common').length, 100);
+  assert.equal(index.vocabulary, 1 + 100);
+  // A word reborn under a new id: doc 5 takes back a word it held 100 rounds ago.
+  index.set(5, text('w144x5 common'));
+  assert.deepEqual(found(index, 'w144x5'), [5]);
+  assert.deepEqual(found(index, `w${(239 + 5) % 300}x5`), []);
 });

@@ -2,7 +2,7 @@
 // facts filters need, exact-value sets for cheap candidate lists, the text index and the vectors.
 import { analyzeQuery, type QueryWord } from '../analysis.js';
 import { fuseRanks, windowOf, type Hit, type RelatedRequest, type SearchRequest } from '../engine.js';
-import { TextIndex, type FieldTerms } from '../textIndex.js';
+import { TextIndex } from '../textIndex.js';
 import { TopK, type Ranked } from '../topK.js';
 import { VectorIndex, type VectorFilter } from '../vectorIndex.js';
 import { mergeNearest, newestFirst, page } from './ranking.js';
@@ -10,15 +10,26 @@ import { mergeNearest, newestFirst, page } from './ranking.js';
 export type VectorName = 'content' | 'anchor';
 
 /** What a collection stores of one document. */
-export interface DocInput<M> {
+export interface DocInput<M, C = undefined> {
   id: string;
+  /** What the table keeps of the document for the collection (filters, related search). */
   meta: M;
-  fields: FieldTerms[];
+  /** What the collection keeps in columns of its own (handed to onSet, not kept by the table). */
+  columns: C;
+  /** The language its texts are analysed in. */
+  language: string;
+  /** Its indexed texts in the order of the table's field weights (null: none); analysed only when they changed. */
+  texts: (string | null)[];
   /** Exact values by field, for candidate sets (site, language, category, ...). */
   values: Record<string, string[]>;
   vectors: Partial<Record<VectorName, Float32Array>>;
-  /** Text fingerprint: an unchanged one skips re-indexing the text. */
-  textKey: string;
+}
+
+export interface DocTableOptions<C> {
+  /** The weight of each text field, in the order of DocInput.texts: a title match beats a description match. */
+  weights: readonly number[];
+  /** Hears every document stored (its column values) or deleted (undefined): for columns kept beside the table. */
+  onSet?: (doc: number, columns: C | undefined) => void;
 }
 
 /** Keyword matches among the allowed documents. */
@@ -57,21 +68,34 @@ export interface TableResult {
   matched: Iterable<number>[];
 }
 
-export class DocTable<M> {
+export class DocTable<M, C = undefined> {
   readonly ids: string[] = [];
   readonly meta: (M | undefined)[] = [];
   private readonly byId = new Map<string, number>();
-  private readonly textKeys: string[] = [];
+  /**
+   * Each document's indexed texts as last analysed: a write that leaves them as they were (a price,
+   * stock or vector change) is not analysed again. Comparing the strings is a native memcmp; a
+   * fingerprint computed in JavaScript cost twice as much, and creates compare nothing.
+   */
+  private readonly texts: ((string | null)[] | undefined)[] = [];
+  /** The language each document's texts were analysed in. */
+  private readonly languages: string[] = [];
   private readonly free: number[] = [];
   private readonly valueSets = new Map<string, Map<string, Set<number>>>();
-  private readonly docValues: (Record<string, string[]> | undefined)[] = [];
+  /** Per document: the value sets it is in (one array, where a record of value lists took eight objects). */
+  private readonly docSets: (Set<number>[] | undefined)[] = [];
   readonly text = new TextIndex();
   /** Scratch list of a keyword search's matches. */
   private matched = new Int32Array(1024);
 
-  /** `onSet` hears every document stored (its facts) or deleted (undefined): for columns kept beside the table. */
-  constructor(private readonly onSet: (doc: number, meta: M | undefined) => void = () => undefined) {}
   private readonly vectorIndexes = new Map<VectorName, VectorIndex>();
+  private readonly weights: readonly number[];
+  private readonly onSet: (doc: number, columns: C | undefined) => void;
+
+  constructor({ weights, onSet = () => undefined }: DocTableOptions<C>) {
+    this.weights = weights;
+    this.onSet = onSet;
+  }
 
   get size(): number {
     return this.byId.size;
@@ -89,12 +113,12 @@ export class DocTable<M> {
     return this.vectorIndexes.get(name);
   }
 
-  set(input: DocInput<M>): void {
+  set(input: DocInput<M, C>): void {
     this.setMany([input]);
   }
 
   /** Stores documents; their vectors go to the graph in one batch per vector index. */
-  setMany(inputs: DocInput<M>[]): void {
+  setMany(inputs: DocInput<M, C>[]): void {
     const batches = new Map<VectorName, { docs: number[]; vectors: Float32Array[] }>();
     for (const input of inputs) {
       let doc = this.byId.get(input.id);
@@ -104,10 +128,11 @@ export class DocTable<M> {
         this.ids[doc] = input.id;
       }
       this.meta[doc] = input.meta;
-      this.onSet(doc, input.meta);
-      if (this.textKeys[doc] !== input.textKey) {
-        this.text.set(doc, input.fields);
-        this.textKeys[doc] = input.textKey;
+      this.onSet(doc, input.columns);
+      if (!sameTexts(this.texts[doc], input.texts, this.languages[doc], input.language)) {
+        this.text.set(doc, { language: input.language, texts: input.texts, weights: this.weights });
+        this.texts[doc] = input.texts;
+        this.languages[doc] = input.language;
       }
       this.setValues(doc, input.values);
       for (const name of ['content', 'anchor'] as const) {
@@ -130,11 +155,12 @@ export class DocTable<M> {
     if (doc === undefined) return;
     this.byId.delete(id);
     this.text.remove(doc);
-    this.setValues(doc, {});
+    for (const set of this.docSets[doc] ?? []) set.delete(doc);
+    this.docSets[doc] = undefined;
     for (const index of this.vectorIndexes.values()) index.delete(doc);
     this.meta[doc] = undefined;
     this.onSet(doc, undefined);
-    this.textKeys[doc] = '';
+    this.texts[doc] = undefined;
     this.free.push(doc);
   }
 
@@ -272,19 +298,28 @@ export class DocTable<M> {
   }
 
   private setValues(doc: number, values: Record<string, string[]>): void {
-    const previous = this.docValues[doc];
-    if (previous) {
-      for (const [field, list] of Object.entries(previous)) for (const v of list) this.valueSets.get(field)?.get(v)?.delete(doc);
-    }
-    for (const [field, list] of Object.entries(values)) {
-      let sets = this.valueSets.get(field);
-      if (!sets) this.valueSets.set(field, (sets = new Map()));
-      for (const v of list) {
-        let set = sets.get(v);
-        if (!set) sets.set(v, (set = new Set()));
-        set.add(doc);
+    // for…in, not Object.entries: no array per field on a path every write takes.
+    const sets: Set<number>[] = [];
+    for (const field in values) {
+      let byValue = this.valueSets.get(field);
+      if (!byValue) this.valueSets.set(field, (byValue = new Map()));
+      for (const v of values[field]) {
+        let set = byValue.get(v);
+        if (!set) byValue.set(v, (set = new Set()));
+        sets.push(set);
       }
     }
-    this.docValues[doc] = values;
+    // An update mostly leaves them as they were: only the sets it left or joined change.
+    const previous = this.docSets[doc];
+    if (previous) for (const set of previous) if (!sets.includes(set)) set.delete(doc);
+    for (const set of sets) if (!previous?.includes(set)) set.add(doc);
+    // An exact-size copy: a list grown by push keeps room for ten more.
+    this.docSets[doc] = sets.slice();
   }
+}
+
+function sameTexts(before: (string | null)[] | undefined, after: (string | null)[], languageBefore: string | undefined, language: string): boolean {
+  if (!before || languageBefore !== language || before.length !== after.length) return false;
+  for (let i = 0; i < after.length; i++) if (before[i] !== after[i]) return false;
+  return true;
 }

@@ -12,7 +12,7 @@ import { ChangeFollower, type ChangedDoc, type FollowerSink, type RawVectors } f
 import type { ServingModels } from '../servingModels.js';
 import type { DocInput } from './docTable.js';
 import { EntryCollection, entryInput, type EntryFacts } from './entries.js';
-import { ProductCollection, productInput, type ProductFacts } from './products.js';
+import { ProductCollection, productInput, type ProductInput } from './products.js';
 
 class TenantReplica {
   readonly products = new ProductCollection();
@@ -74,7 +74,7 @@ export class BuiltinEngine implements SearchEngine, FollowerSink {
 
   apply(tenantId: string, docs: ChangedDoc[]): void {
     const replica = this.reloading.get(tenantId) ?? this.replicaOf(tenantId);
-    const products: DocInput<ProductFacts>[] = [];
+    const products: ProductInput[] = [];
     const entries: DocInput<EntryFacts>[] = [];
     for (const d of docs) {
       if (d.kind === 'product') {

@@ -1,7 +1,7 @@
 // The knowledge entries of one tenant's replica: indexed text, the facts the read rules need
 // (visibility, owner, expiry), and keyword / vector / hybrid search under those rules.
 import type { StoredEntry } from '../../store/knowledgeEntries.js';
-import { analyze, baseLanguage } from '../analysis.js';
+import { baseLanguage } from '../analysis.js';
 import type { EntryAccess, EntryFilters, KnowledgeSearch, RelatedRequest, SearchResult } from '../engine.js';
 import { DocTable, type DocInput } from './docTable.js';
 
@@ -19,25 +19,20 @@ export interface EntryFacts {
   createdMs: number;
 }
 
-const FIELDS = [
-  ['title', 3],
-  ['search_keywords', 2.5],
-  ['tags', 1.5],
-  ['summary', 1.5],
-  ['content', 1],
-] as const;
+/** The text index's fields, in the order of DocInput.texts, and their weights. */
+const FIELD_WEIGHTS = [
+  3, // title
+  2.5, // search_keywords
+  1.5, // tags
+  1.5, // summary
+  1, // content
+];
 
 export function entryInput(doc: StoredEntry, vectors: DocInput<EntryFacts>['vectors']): DocInput<EntryFacts> {
-  const texts: Record<(typeof FIELDS)[number][0], string | null> = {
-    title: doc.title,
-    search_keywords: doc.search_keywords.join(' '),
-    tags: doc.tags.join(' '),
-    summary: doc.summary,
-    content: doc.content,
-  };
   const expires = doc.type === 'memory' && typeof doc.metadata.expires_at === 'string' ? Date.parse(doc.metadata.expires_at) : null;
   return {
     id: doc.id,
+    columns: undefined,
     meta: {
       type: doc.type,
       categoryId: doc.category_id,
@@ -50,7 +45,8 @@ export function entryInput(doc: StoredEntry, vectors: DocInput<EntryFacts>['vect
       expiresMs: Number.isNaN(expires) ? null : expires,
       createdMs: Date.parse(doc.created_at),
     },
-    fields: FIELDS.map(([name, weight], field) => ({ field, weight, terms: analyze(texts[name], doc.language) })),
+    language: doc.language,
+    texts: [doc.title, doc.search_keywords.join(' '), doc.tags.join(' '), doc.summary, doc.content],
     values: {
       visibility: [doc.visibility],
       owner: doc.created_by_user_id ? [doc.created_by_user_id] : [],
@@ -60,7 +56,6 @@ export function entryInput(doc: StoredEntry, vectors: DocInput<EntryFacts>['vect
       project: doc.project_ids ?? [],
     },
     vectors,
-    textKey: JSON.stringify([doc.language, ...Object.values(texts)]),
   };
 }
 
@@ -74,7 +69,7 @@ function readable(access: EntryAccess): (m: EntryFacts) => boolean {
 }
 
 export class EntryCollection {
-  readonly table = new DocTable<EntryFacts>();
+  readonly table = new DocTable<EntryFacts>({ weights: FIELD_WEIGHTS });
 
   search(s: KnowledgeSearch): SearchResult {
     const found = this.table.search(s, {

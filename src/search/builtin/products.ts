@@ -1,97 +1,121 @@
 // The products of one tenant's replica: how a stored product is indexed, filtered, faceted, and
 // searched by keyword, vector or both.
 import type { StoredProduct } from '../../store/products.js';
-import { analyze, baseLanguage } from '../analysis.js';
-import { attributeValues, codeKey, isInStock, queryCodes } from '../productValues.js';
+import { baseLanguage } from '../analysis.js';
+import { attributePairs, codeKey, isInStock, queryCodes } from '../productValues.js';
 import { PRODUCT_FACETS } from '../../schemas/search.js';
 import {
   type FacetCount, type ProductFacet, type ProductFilters, type ProductSearch, type RelatedRequest, type SearchResult, type VariantStrategy,
 } from '../engine.js';
 import { DocTable, type DocInput } from './docTable.js';
+import { NumberColumn } from './numberColumn.js';
+import { shared } from './sharedStrings.js';
 
-/** What filters, facets and related search need of a product. */
+/** What the replica keeps of a product for filters and related search (the rest is in columns). */
 export interface ProductFacts {
   siteId: string;
-  language: string;
-  category: string | null;
-  brand: string | null;
-  availability: string | null;
-  price: number | null;
-  inStock: boolean;
-  /** Attribute name → lower-case values. */
-  attributes: Map<string, string[]>;
-  isParent: boolean;
-  isVariant: boolean;
+  /** Flat pairs: lower-case attribute name, lower-case value, … (productValues.ts attributePairs). */
+  attributes: string[];
   externalId: string | null;
   parentExternalId: string | null;
   createdMs: number;
 }
 
-/** Field order of the text index; weights make a title match beat a description match. */
-const FIELDS = [
-  ['title', 3],
-  ['search_keywords', 2.5],
-  ['brand', 2],
-  ['category', 1.5],
-  ['short_description', 1],
-  ['description', 1],
-] as const;
+/** What the collection's columns take of a product: facet values, price, flags. */
+export interface ProductColumns {
+  category: string | null;
+  brand: string | null;
+  availability: string | null;
+  price: number | null;
+  flags: number;
+}
 
-export function productInput(doc: StoredProduct, parentExternalId: string | null, vectors: DocInput<ProductFacts>['vectors']): DocInput<ProductFacts> {
-  const texts: Record<(typeof FIELDS)[number][0], string | null> = {
-    title: doc.title,
-    search_keywords: doc.search_keywords.join(' '),
-    brand: doc.brand,
-    category: doc.category,
-    short_description: doc.short_description,
-    description: doc.description,
-  };
-  const lower = (v: string | null) => (v ? [v.toLowerCase()] : []);
+export type ProductInput = DocInput<ProductFacts, ProductColumns>;
+
+/** The text index's fields, in the order of DocInput.texts, and their weights: a title match beats a description match. */
+const FIELD_WEIGHTS = [
+  3, // title
+  2.5, // search_keywords
+  2, // brand
+  1.5, // category
+  1, // short_description
+  1, // description
+];
+
+export function productInput(doc: StoredProduct, parentExternalId: string | null, vectors: ProductInput['vectors']): ProductInput {
+  const language = doc.language.toLowerCase();
+  const attributes = attributePairs(doc.attributes);
+  // Names repeat across a catalogue; values are often a product's own (a model number, a weight).
+  for (let i = 0; i < attributes.length; i += 2) attributes[i] = shared(attributes[i]);
   return {
     id: doc.id,
     meta: {
-      siteId: doc.site_id,
-      language: doc.language.toLowerCase(),
-      category: doc.category,
-      brand: doc.brand,
-      availability: doc.availability,
-      price: doc.price_current === null ? null : Number(doc.price_current),
-      inStock: isInStock(doc.availability),
-      attributes: attributeValues(doc.attributes),
-      isParent: doc.is_parent,
-      isVariant: doc.is_variant,
+      siteId: shared(doc.site_id),
+      attributes,
       externalId: doc.external_id,
       parentExternalId,
       createdMs: Date.parse(doc.created_at),
     },
-    fields: FIELDS.map(([name, weight], field) => ({ field, weight, terms: analyze(texts[name], doc.language) })),
+    columns: {
+      category: doc.category,
+      brand: doc.brand,
+      availability: doc.availability,
+      price: doc.price_current === null ? null : Number(doc.price_current),
+      flags: (isInStock(doc.availability) ? IN_STOCK_FLAG : 0) | (doc.is_parent ? PARENT : 0) | (doc.is_variant ? VARIANT : 0),
+    },
+    language: doc.language,
+    texts: [
+      doc.title,
+      doc.search_keywords.length > 0 ? doc.search_keywords.join(' ') : null,
+      doc.brand,
+      doc.category,
+      doc.short_description,
+      doc.description,
+    ],
     values: {
       site: [doc.site_id],
-      language: [doc.language.toLowerCase()],
+      language: [language],
       baseLanguage: [baseLanguage(doc.language)],
-      category: lower(doc.category),
-      brand: lower(doc.brand),
-      availability: lower(doc.availability),
-      code: [doc.sku, doc.gtin].filter((c): c is string => Boolean(c)).map(codeKey),
+      category: lowerList(doc.category),
+      brand: lowerList(doc.brand),
+      availability: lowerList(doc.availability),
+      code: codesOf(doc),
     },
     vectors,
-    textKey: JSON.stringify([doc.language, ...Object.values(texts)]),
   };
 }
 
-function visibleUnder(strategy: VariantStrategy, facts: ProductFacts): boolean {
-  if (strategy === 'children_only') return !facts.isParent;
-  if (strategy === 'parents_only') return !facts.isVariant;
+const lowerList = (value: string | null): string[] => (value ? [value.toLowerCase()] : []);
+
+function codesOf({ sku, gtin }: StoredProduct): string[] {
+  const codes: string[] = [];
+  if (sku) codes.push(codeKey(sku));
+  if (gtin) codes.push(codeKey(gtin));
+  return codes;
+}
+
+function visibleUnder(strategy: VariantStrategy, flags: number): boolean {
+  if (strategy === 'children_only') return (flags & PARENT) === 0;
+  if (strategy === 'parents_only') return (flags & VARIANT) === 0;
   return true;
+}
+
+/** Whether a product's attribute pairs give the attribute one of the accepted values. */
+function hasAttribute(pairs: string[], name: string, accepted: Set<string>): boolean {
+  for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === name && accepted.has(pairs[i + 1])) return true;
+  return false;
 }
 
 export class ProductCollection {
   private readonly facetColumns: Record<ProductFacet, FacetColumn> = { brand: new FacetColumn(), category: new FacetColumn(), availability: new FacetColumn() };
   private readonly columns = { price: new NumberColumn(Float64Array, NaN), flags: new NumberColumn(Uint8Array, 0) };
-  readonly table = new DocTable<ProductFacts>((doc, m) => {
-    for (const name of PRODUCT_FACETS) this.facetColumns[name].set(doc, m ? m[name] : null);
-    this.columns.price.set(doc, m?.price ?? NaN);
-    this.columns.flags.set(doc, m ? (m.inStock ? IN_STOCK_FLAG : 0) | (m.isParent ? PARENT : 0) | (m.isVariant ? VARIANT : 0) : 0);
+  readonly table = new DocTable<ProductFacts, ProductColumns>({
+    weights: FIELD_WEIGHTS,
+    onSet: (doc, c) => {
+      for (const name of PRODUCT_FACETS) this.facetColumns[name].set(doc, c ? c[name] : null);
+      this.columns.price.set(doc, c?.price ?? NaN);
+      this.columns.flags.set(doc, c?.flags ?? 0);
+    },
   });
 
   search(s: ProductSearch): SearchResult {
@@ -114,7 +138,7 @@ export class ProductCollection {
     const allows = (doc: number) => {
       if (doc === origin) return false;
       const m = this.table.meta[doc]!;
-      if (m.siteId !== facts.siteId || !visibleUnder(request.variantStrategy, m)) return false;
+      if (m.siteId !== facts.siteId || !visibleUnder(request.variantStrategy, this.columns.flags.at(doc))) return false;
       return !(facts.externalId && m.parentExternalId === facts.externalId);
     };
     const siteDocs = this.table.candidates([['site', [facts.siteId]]]) ?? [];
@@ -138,8 +162,9 @@ export class ProductCollection {
     if (f.priceMax !== undefined) checks.push((doc) => price.at(doc) <= f.priceMax!);
     const meta = this.table.meta;
     for (const [name, values] of Object.entries(f.attributes ?? {})) {
+      const key = name.toLowerCase();
       const accepted = new Set(values.map((v) => v.toLowerCase()));
-      checks.push((doc) => Boolean(meta[doc]!.attributes.get(name.toLowerCase())?.some((v) => accepted.has(v))));
+      checks.push((doc) => hasAttribute(meta[doc]!.attributes, key, accepted));
     }
     if (checks.length === 0) return (doc) => meta[doc] !== undefined;
     return (doc) => {
@@ -191,31 +216,6 @@ export class ProductCollection {
 const IN_STOCK_FLAG = 1;
 const PARENT = 2;
 const VARIANT = 4;
-
-/** A number per document in a typed array that grows as documents are numbered. */
-class NumberColumn<A extends Float64Array | Uint8Array> {
-  private values: A;
-
-  constructor(
-    private readonly kind: { new (size: number): A },
-    private readonly missing: number,
-  ) {
-    this.values = new kind(1024).fill(missing) as A;
-  }
-
-  at(doc: number): number {
-    return doc < this.values.length ? this.values[doc] : this.missing;
-  }
-
-  set(doc: number, value: number): void {
-    if (doc >= this.values.length) {
-      const grown = new this.kind(Math.max(doc + 1, this.values.length * 2)).fill(this.missing) as A;
-      grown.set(this.values);
-      this.values = grown;
-    }
-    this.values[doc] = value;
-  }
-}
 
 /** One facet's values numbered, and each document's number (-1: none). */
 class FacetColumn {
