@@ -9,7 +9,8 @@
 //   3. title change: the same, with every title new, so analysed and indexed again;
 // and in the same run the floor under all three: JSON.parse of the same stored documents alone.
 // Each step prints this process's CPU per product (its garbage collector's threads included),
-// redis-server's CPU per product (the reads), and after step 1 the heap the replica keeps a product.
+// redis-server's CPU per product (the reads), and after step 1 the V8 heap the replica keeps a
+// product (typed arrays' buffers apart: bench:search gives the whole replica's RSS).
 //
 //   npm run bench:replica                         100,000 products
 //   BENCH_PRODUCTS=20000 npm run bench:replica    a quick look
@@ -107,7 +108,7 @@ async function main(undo: Undo): Promise<number> {
   console.log(`\n| step (${PRODUCTS.toLocaleString('en')} products) | serve CPU a product | redis-server a product |`);
   console.log('|---|---:|---:|');
   for (const s of steps) console.log(`| ${s.name} | ${fmt(s.cpu, 1)} µs | ${fmt(s.redis, 1)} µs |`);
-  console.log(`| heap the replica keeps a product (after step 1) | ${fmt(heapPerProduct, 0)} bytes | |`);
+  console.log(`| V8 heap the replica keeps a product (after step 1; typed arrays' buffers apart) | ${fmt(heapPerProduct, 0)} bytes | |`);
   return 0;
 }
 
