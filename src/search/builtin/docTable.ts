@@ -129,7 +129,7 @@ export class DocTable<M, C = undefined> {
       }
       this.meta[doc] = input.meta;
       this.onSet(doc, input.columns);
-      if (!sameTexts(this.texts[doc], input.texts, this.languages[doc], input.language)) {
+      if (this.languages[doc] !== input.language || !sameTexts(this.texts[doc], input.texts)) {
         this.text.set(doc, { language: input.language, texts: input.texts, weights: this.weights });
         this.texts[doc] = input.texts;
         this.languages[doc] = input.language;
@@ -318,8 +318,8 @@ export class DocTable<M, C = undefined> {
   }
 }
 
-function sameTexts(before: (string | null)[] | undefined, after: (string | null)[], languageBefore: string | undefined, language: string): boolean {
-  if (!before || languageBefore !== language || before.length !== after.length) return false;
+function sameTexts(before: (string | null)[] | undefined, after: (string | null)[]): boolean {
+  if (!before || before.length !== after.length) return false;
   for (let i = 0; i < after.length; i++) if (before[i] !== after[i]) return false;
   return true;
 }

@@ -1,5 +1,5 @@
 // A number per document number in a typed array that grows as documents are numbered: the
-// replica's hot per-document facts (price, flags, text fingerprints) without an object per document.
+// replica's hot per-document facts (price, flags) without an object per document.
 export class NumberColumn<A extends Float64Array | Uint8Array> {
   private values: A;
 
