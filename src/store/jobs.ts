@@ -1,5 +1,6 @@
 // Bulk ingest jobs: a status hash, the accepted items (a list of chunks, removed when done),
-// per-item results (first write wins, so retries never double-count) and counters.
+// per-item results (first write wins, so retries never double-count; a byte per item,
+// lua/lib/jobResults.lua) and counters.
 import { appendAudit, type AuditActor } from './audit.js';
 import { keys } from './keys.js';
 import type { Store } from './redis.js';
@@ -27,6 +28,18 @@ export interface ItemChunk {
 }
 
 const NEWLINE = Buffer.from('\n');
+/** An item's byte in the job's results while it has none, and the byte of each result (as lua/lib/jobResults.lua writes them). */
+const NO_RESULT = '\0';
+const RESULT_CODES: Record<string, string> = { created: 'c', updated: 'u', unchanged: 'n', failed: 'f' };
+
+/** The bytes of item results given as index → result name (layout 3's hash, store/layoutMigration.ts). */
+export function resultBytes(results: Record<string, string>): Buffer {
+  const indexes = Object.keys(results).map(Number);
+  const bytes = Buffer.alloc(Math.max(...indexes) + 1);
+  // A result this build has no byte for still is one: the item is done.
+  for (const index of indexes) bytes.write(RESULT_CODES[results[index]] ?? '?', index, 'latin1');
+  return bytes;
+}
 
 /** A header line (JSON: indexes, ids, external ids), then one line per item. */
 function encodeChunk(chunk: ItemChunk): Buffer {
@@ -74,7 +87,11 @@ export class JobRepository {
     const t = tenantId;
     const accepted = chunks.reduce((sum, c) => sum + c.lines.length, 0);
     const multi = this.redis.multi();
-    if (chunks.length > 0) multi.rpush(keys.jobItems(t, job.id), ...chunks.map(encodeChunk));
+    if (chunks.length > 0) {
+      multi.rpush(keys.jobItems(t, job.id), ...chunks.map(encodeChunk));
+      // A zero byte per item, none with a result yet: the key exists now, so it takes the TTL below.
+      multi.setrange(keys.jobResults(t, job.id), job.total - 1, NO_RESULT);
+    }
     if (job.rejected.length > 0) multi.rpush(keys.jobErrors(t, job.id), ...job.rejected.map((e) => JSON.stringify(e)));
     multi.hset(keys.job(t, job.id), {
       id: job.id, site: job.siteId, source: job.source, status: accepted > 0 ? 'queued' : 'completed',
@@ -131,8 +148,9 @@ export class JobRepository {
   /** Which of these item indexes already have a result (a resumed job skips them). */
   async done(tenantId: string, id: string, indexes: number[]): Promise<boolean[]> {
     if (indexes.length === 0) return [];
-    const values = await this.redis.hmget(keys.jobResults(tenantId, id), ...indexes.map(String));
-    return values.map((v) => v !== null);
+    const first = Math.min(...indexes);
+    const bytes = await this.redis.getrangeBuffer(keys.jobResults(tenantId, id), first, Math.max(...indexes));
+    return indexes.map((index) => (bytes[index - first] ?? 0) !== 0);
   }
 
   async setStatus(tenantId: string, id: string, status: JobRecord['status']): Promise<void> {
@@ -143,9 +161,7 @@ export class JobRepository {
 
   /** An item that could not be stored: counted once as failed, with its error. */
   async fail(tenantId: string, id: string, { index, detail }: ItemError): Promise<void> {
-    if ((await this.redis.hsetnx(keys.jobResults(tenantId, id), String(index), 'failed')) === 1) {
-      await this.redis.multi().hincrby(keys.jobCounts(tenantId, id), 'failed', 1).rpush(keys.jobErrors(tenantId, id), JSON.stringify({ index, detail })).exec();
-    }
+    await this.redis.failJobItem(keys.jobResults(tenantId, id), keys.jobCounts(tenantId, id), keys.jobErrors(tenantId, id), index, JSON.stringify({ index, detail }));
   }
 
   /** Adds `by` to one of the job's counters. */

@@ -51,7 +51,10 @@ export const keys = {
   job: (t: string, id: string) => `${tenantPrefix(t)}:job:${id}`,
   /** The tenant's bulk jobs by creation time (ms), for the list of recent ones; trimmed at the jobs' TTL. */
   jobs: (t: string) => `${tenantPrefix(t)}:jobs`,
-  jobResults: (t: string, id: string) => `${tenantPrefix(t)}:job:${id}:results`,
+  /** A byte per item index of the request, its result (store/lua/lib/jobResults.lua); `:results`, a hash, before layout 4. */
+  jobResults: (t: string, id: string) => `${tenantPrefix(t)}:job:${id}:result-codes`,
+  /** The hash of item index → result of layout 3 and before (store/layoutMigration.ts). */
+  jobResultsHash: (t: string, id: string) => `${tenantPrefix(t)}:job:${id}:results`,
   jobCounts: (t: string, id: string) => `${tenantPrefix(t)}:job:${id}:counts`,
   jobItems: (t: string, id: string) => `${tenantPrefix(t)}:job:${id}:items`,
   jobErrors: (t: string, id: string) => `${tenantPrefix(t)}:job:${id}:errors`,

@@ -2,6 +2,7 @@
 // layout it is at (its marker, keys.storedLayout; none: the first). Each process runs this before
 // it reads a document, so data an earlier build wrote is migrated once per tenant, in place.
 import { EmbeddingProgressRepository } from './embeddingProgress.js';
+import { resultBytes } from './jobs.js';
 import { allEntryIds } from './knowledgeEntries.js';
 import { keys } from './keys.js';
 import { readHashes, type Store } from './redis.js';
@@ -35,7 +36,24 @@ const countEmbeddingStatuses: Step = async (redis, tenantId, { products, entries
   return 0;
 };
 
-const STEPS: Step[] = [renameShortFields, countEmbeddingStatuses];
+/**
+ * Layout 3 → 4: a bulk job's item results move from a hash (a field per item) to a byte per item
+ * (lua/lib/jobResults.lua), for the jobs the tenant's list still names: a running one resumes from
+ * them. The hash never had a TTL (it did not exist yet when the job's keys were given theirs): it
+ * goes now, and the bytes expire with the job.
+ */
+const jobResultsAsBytes: Step = async (redis, tenantId) => {
+  for (const jobId of await redis.zrange(keys.jobs(tenantId), '0', '-1')) {
+    const hash = keys.jobResultsHash(tenantId, jobId);
+    const [results, ttlMs] = await Promise.all([redis.hgetall(hash), redis.pttl(keys.job(tenantId, jobId))]);
+    const multi = redis.multi();
+    if (Object.keys(results).length > 0 && ttlMs > 0) multi.set(keys.jobResults(tenantId, jobId), resultBytes(results), 'PX', ttlMs);
+    await multi.del(hash).exec();
+  }
+  return 0;
+};
+
+const STEPS: Step[] = [renameShortFields, countEmbeddingStatuses, jobResultsAsBytes];
 
 /** The layout this code reads and writes; a new tenant starts at it. */
 export const LAYOUT_VERSION = String(STEPS.length + 1);

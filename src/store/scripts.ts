@@ -120,6 +120,8 @@ export interface ScriptCommands {
       id: string, maxlen: number, rateBucket: number, expiredBucket: number, ...fieldValues: (string | Buffer)[]]
   ): Promise<VectorsResult>;
   markEmbeddingFailed(doc: Key, embeddingCounts: Key, textHash: string, kind: 'product' | 'entry'): Promise<VectorsResult>;
+  /** 1: counted as failed; 0: the item has a result already. */
+  failJobItem(results: Key, counts: Key, errors: Key, index: number, errorJson: string): Promise<0 | 1>;
   /** 0: another model's re-embed runs now; 1: counted; 2: counted and finished. */
   reembedProgress(reembed: Key, model: Key, changes: Key, modelId: string, done: number, maxlen: number, nowIso: string): Promise<0 | 1 | 2>;
   /** [Done, version] written, [Refused] category missing, [Changed] changed meanwhile (or exists on create). */

@@ -1,6 +1,6 @@
 // The layout migration against a private redis-server: migrateLayout moves the short field names
-// of earlier builds to the names read now and counts the documents by embedding status, tenant by
-// tenant; and the renameFields script on its own.
+// of earlier builds to the names read now, counts the documents by embedding status and moves bulk
+// jobs' item results to bytes, tenant by tenant; and the renameFields script on its own.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { keys } from '../../src/store/keys.js';
@@ -47,6 +47,23 @@ describe('migrateLayout', () => {
     assert.deepEqual(await redis.mget(['ta', 'tb', 'tc'].map((t) => keys.storedLayout(t))), ['ta', 'tb', 'tc'].map(() => LAYOUT_VERSION));
     assert.deepEqual(await hash(keys.embeddingCounts('ta')), { 'product:ready': '1', 'entry:pending': '1', 'entry:failed': '1' }, 'the statuses counted');
     assert.deepEqual(await hash(keys.embeddingCounts('tb')), { 'product:ready': '1' });
+  });
+
+  test("a job's item results move from a hash to a byte per item, expiring with the job; a gone job's hash goes", async () => {
+    await redis.hset(keys.tenantSlugs, 'slug-j', 'tj');
+    await redis.set(keys.storedLayout('tj'), '3');
+    await redis.zadd(keys.jobs('tj'), 1, 'running', 2, 'expired');
+    await redis.hset(keys.job('tj', 'running'), 'status', 'running');
+    await redis.expire(keys.job('tj', 'running'), 3600);
+    await redis.hset(keys.jobResultsHash('tj', 'running'), { 0: 'created', 2: 'unchanged', 3: 'failed', 5: 'updated' });
+    await redis.hset(keys.jobResultsHash('tj', 'expired'), { 0: 'created' });
+
+    assert.deepEqual(await migrateLayout(redis), { tenants: 1, documents: 0 });
+    assert.deepEqual(await redis.getBuffer(keys.jobResults('tj', 'running')), Buffer.from('c\0nf\0u', 'latin1'));
+    const ttl = await redis.ttl(keys.jobResults('tj', 'running'));
+    assert.ok(ttl > 3500 && ttl <= 3600, `TTL ${ttl}`);
+    assert.equal(await redis.exists(keys.jobResultsHash('tj', 'running'), keys.jobResultsHash('tj', 'expired'), keys.jobResults('tj', 'expired')), 0);
+    assert.equal(await redis.get(keys.storedLayout('tj')), LAYOUT_VERSION);
   });
 
   test('is idempotent: a second run finds no tenant to migrate and writes nothing', async () => {

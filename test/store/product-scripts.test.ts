@@ -1,6 +1,6 @@
 // The product scripts on their own, against a private redis-server: writeProducts, touchProducts,
-// settleItems-5 and deleteProduct-13, each return code (store/scripts.ts), and that a refused write
-// leaves nothing behind.
+// settleItems-5, failJobItem-3 and deleteProduct-13, each return code (store/scripts.ts), and that
+// a refused write leaves nothing behind.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { auditArgs, auditKeys, type AuditActor, type AuditArgs } from '../../src/store/audit.js';
@@ -18,6 +18,17 @@ const SYNCED = '2024-01-01T00:00:00.000Z';
 const actor: AuditActor = { userId: 'u1', credentialId: 'k1', clientId: null, source: 'api' };
 
 const redis = privateRedis();
+
+/** A job's item results as the scripts store them (a byte per item index, lua/lib/jobResults.lua), as index → result. */
+async function jobResults(job: string): Promise<Record<number, string>> {
+  const names: Record<string, string> = { c: 'created', u: 'updated', n: 'unchanged', f: 'failed' };
+  const bytes = await redis.getBuffer(keys.jobResults(T, job));
+  const out: Record<number, string> = {};
+  bytes?.forEach((b, index) => {
+    if (b !== 0) out[index] = names[String.fromCharCode(b)];
+  });
+  return out;
+}
 
 /** One product of a writeProducts call, its keys by name (language, category, the index keys it leaves). */
 interface Write {
@@ -181,14 +192,13 @@ describe('writeProducts', () => {
   });
 
   test('a job: each item result and the counts written once, whatever the retries; one change entry per call', async () => {
-    const results = keys.jobResults(T, 'j1');
     const counts = keys.jobCounts(T, 'j1');
     assert.deepEqual(
       await write([{ id: 'j-a', jobIndex: 0 }, { id: 'p1', externalId: 'ext-1', jobIndex: 1 }, { id: 'j-b', jobIndex: 2 }], { job: 'j1' }),
       [ProductWriteResult.Written, 1, ProductWriteResult.Changed, '', ProductWriteResult.Written, 1],
     );
     assert.deepEqual(await newest(redis, keys.changes(T)), { op: 'upsert', kind: 'product', ids: 'j-a,j-b', revs: '1,1' });
-    assert.deepEqual(await redis.hgetall(results), { 0: 'created', 2: 'created' }, 'a refused item has no result from the script');
+    assert.deepEqual(await jobResults('j1'), { 0: 'created', 2: 'created' }, 'a refused item has no result from the script');
     assert.deepEqual(await redis.hgetall(counts), { created: '2' });
 
     // The retry of item 0 (written meanwhile) and item 2 again, with a new item 3 (an update).
@@ -196,9 +206,34 @@ describe('writeProducts', () => {
       await write([{ id: 'j-a', expectedRev: '1', jobIndex: 0 }, { id: 'j-b', expectedRev: '1', jobIndex: 2 }, { id: 'p2', expectedRev: '1', jobIndex: 3 }], { job: 'j1' }),
       [ProductWriteResult.Written, 2, ProductWriteResult.Written, 2, ProductWriteResult.Written, 2],
     );
-    assert.deepEqual(await redis.hgetall(results), { 0: 'created', 2: 'created', 3: 'updated' });
+    assert.deepEqual(await jobResults('j1'), { 0: 'created', 2: 'created', 3: 'updated' });
     assert.deepEqual(await redis.hgetall(counts), { created: '2', updated: '1' });
     assert.equal(await redis.xlen(keys.auditOf(T, 'j-a')), 0, 'bulk items have no audit event of their own');
+  });
+});
+
+describe('job results (lua/lib/jobResults)', () => {
+  test('written at their indexes in whatever order the rows come, runs and gaps alike', async () => {
+    const rows = [7, 5, 6, 9, 2].map((jobIndex) => ({ id: `jr-${jobIndex}`, jobIndex }));
+    const out = await write(rows, { job: 'j3' });
+    assert.deepEqual(out, rows.flatMap(() => [ProductWriteResult.Written, 1]));
+    assert.deepEqual(await jobResults('j3'), { 2: 'created', 5: 'created', 6: 'created', 7: 'created', 9: 'created' });
+    assert.deepEqual(await redis.hgetall(keys.jobCounts(T, 'j3')), { created: '5' });
+  });
+
+  test('failJobItem: counted once as failed with its error, the error list expiring with the results; an item with a result is left alone', async () => {
+    const [results, counts, errors] = [keys.jobResults(T, 'j4'), keys.jobCounts(T, 'j4'), keys.jobErrors(T, 'j4')];
+    await redis.setrange(results, 9, '\0');
+    await redis.expire(results, 3600);
+    await write([{ id: 'jf-1', jobIndex: 1 }], { job: 'j4' });
+    assert.equal(await redis.failJobItem(results, counts, errors, 3, '{"index":3}'), 1);
+    assert.equal(await redis.failJobItem(results, counts, errors, 3, '{"index":3}'), 0, 'a second failure of the item is not counted');
+    assert.equal(await redis.failJobItem(results, counts, errors, 1, '{"index":1}'), 0, 'a created item does not fail afterwards');
+    assert.deepEqual(await jobResults('j4'), { 1: 'created', 3: 'failed' });
+    assert.deepEqual(await redis.hgetall(counts), { created: '1', failed: '1' });
+    assert.deepEqual(await redis.lrange(errors, 0, -1), ['{"index":3}']);
+    const ttl = await redis.ttl(errors);
+    assert.ok(ttl > 3500 && ttl <= 3600, `errors TTL ${ttl}`);
   });
 });
 
@@ -230,10 +265,9 @@ describe('touchProducts', () => {
   });
 
   test('with a job: Touched counts the item as unchanged once, Counted when it has a result already', async () => {
-    const results = keys.jobResults(T, 'j2');
     const counts = keys.jobCounts(T, 'j2');
     assert.deepEqual(await touch([row('t1', '3', '', 0), row('t2', '4', '', 1)], 'j2'), [TouchResult.Touched, TouchResult.Changed]);
-    assert.deepEqual(await redis.hgetall(results), { 0: 'unchanged' });
+    assert.deepEqual(await jobResults('j2'), { 0: 'unchanged' });
     assert.deepEqual(await redis.hgetall(counts), { unchanged: '1' });
     const before = await keyspace(redis);
     assert.deepEqual(await touch([row('t1', '3', 'd-9', 0)], 'j2'), [TouchResult.Counted]);
@@ -264,7 +298,7 @@ describe('settleItems', () => {
       SettleResult.Unchanged, 'sa', SettleResult.Unsettled, '', SettleResult.Unchanged, 'sb',
     ]);
     assert.deepEqual(await redis.hmget(keys.productsSynced(T), 'sa', 'sb', 'sc'), [SYNCED, SYNCED, null]);
-    assert.deepEqual(await redis.hgetall(keys.jobResults(T, 's1')), { 0: 'unchanged', 2: 'unchanged' });
+    assert.deepEqual(await jobResults('s1'), { 0: 'unchanged', 2: 'unchanged' });
     assert.deepEqual(await redis.hgetall(keys.jobCounts(T, 's1')), { unchanged: '2' });
   });
 

@@ -1,13 +1,13 @@
 -- Create or replace a batch of products of one site (and at most one bulk job). Each product is
 -- one step of its own: its fields, its external_id and translation-group claims, its list indexes
--- and its job result, in the order of the products. The shared hashes (external_ids, groups, job
+-- and its job result, in the order of the products. The shared keys (external_ids, groups, job
 -- results, sync bookkeeping) are read once up front and written once at the end, with the steps
 -- applied in between: a few commands per call instead of several per product, for the script and
 -- for the append-only file. The batch adds one change entry naming every product written. A
 -- single write (never a bulk one) adds its audit event.
 -- KEYS: 1 change stream, 2 tenant translation-group hash, 3 tenant zset, 4 site zset,
 --       5 site external_id hash, 6 synced hash, 7 item digest hash, 8 embedding status counts,
---       9 job results hash, 10 job counts hash (9 and 10 only with a job), then product hashes
+--       9 job results (lib/jobResults), 10 job counts hash (9 and 10 only with a job), then product hashes
 --       and language/category zsets, referred to by position from ARGV
 -- ARGV: 1 stream maxlen, 2 synced-at, 3 job ('1' | '0'), 4 position of the three audit stream keys
 --   ('0' = no audit event; else the call writes one product and 5.. hold its event, store/audit.ts),
@@ -24,6 +24,7 @@
 -- product); -2, '' (changed meanwhile, or exists on create); -3, group (translation group differs).
 --- @include "lib/audit"
 --- @include "lib/embeddingCounts"
+--- @include "lib/jobResults"
 local STRIDE = 18
 local synced, withJob = ARGV[2], ARGV[3] == '1'
 local auditAt = tonumber(ARGV[4])
@@ -33,9 +34,9 @@ if auditAt > 0 then first = 9 + 2 * tonumber(ARGV[8]) end
 -- The hot loops below keep their own counters instead of `#t + 1` and call no helper per product:
 -- in Redis's Lua every table length, call and concatenation is interpreted (docs/BENCHMARKS.md).
 -- The rows' positions in ARGV, their product keys and numbers of projection pairs, and every
--- field of a shared hash that some row reads.
+-- field of a shared hash that some row reads, and the rows' job item indexes.
 local rows, rowKeys, pairCounts, nRows = {}, {}, {}, 0
-local extWanted, groupWanted, resultWanted = {}, {}, {}
+local extWanted, groupWanted, jobIndexes = {}, {}, {}
 -- The product keys of the rows, while every row is a create: one EXISTS then answers for all of
 -- them (a bulk import's new products), instead of a read of each one's revision.
 local createKeys, nCreateKeys = {}, 0
@@ -58,7 +59,7 @@ while a <= nArgv do
   if newExt ~= '' then extWanted[newExt] = true end
   if oldExt ~= '' then extWanted[oldExt] = true end
   if ARGV[a + 5] ~= '' then groupWanted[newExt] = true end
-  if withJob then resultWanted[ARGV[a + 10]] = true end
+  if withJob then jobIndexes[nRows] = tonumber(ARGV[a + 10]) end
   a = a + STRIDE + 2 * pairCount
 end
 
@@ -78,14 +79,14 @@ local function readFields(key, wanted)
 end
 local owners = readFields(KEYS[5], extWanted)
 local groups = readFields(KEYS[2], groupWanted)
-local results = withJob and readFields(KEYS[9], resultWanted) or {}
+local results = withJob and readJobResults(KEYS[9], jobIndexes, nRows) or {}
 local noneExists = createKeys ~= nil and nCreateKeys > 0 and redis.call('EXISTS', unpack(createKeys)) == 0
 
 -- What the steps change, each list with its length: external_ids claimed or released, groups
 -- claimed, job results, the call's output.
 local ownersChanged, nOwnersChanged = {}, 0
 local groupClaims, nGroupClaims = {}, 0
-local resultsSet, nResultsSet, counts = {}, 0, {}
+local resultIndexes, resultNames, nResults, counts = {}, {}, 0, {}
 local out, nOut, ids, revs, nIds = {}, 0, {}, {}, 0
 -- Sync bookkeeping of the call: id/time and id/digest pairs, digests to drop.
 local syncs, digests, nDigests, undigested, nUndigested = {}, {}, 0, {}, 0
@@ -207,13 +208,13 @@ for r = 1, nRows do
     redis.call('HSET', pk, unpack(fields))
     detail = revNumber
     if withJob then
-      local index = ARGV[a + 10]
+      local index = jobIndexes[r]
       if not results[index] then
         local result = create and 'created' or 'updated'
-        results[index] = result
-        resultsSet[nResultsSet + 1] = index
-        resultsSet[nResultsSet + 2] = result
-        nResultsSet = nResultsSet + 2
+        results[index] = true
+        nResults = nResults + 1
+        resultIndexes[nResults] = index
+        resultNames[nResults] = result
         counts[result] = (counts[result] or 0) + 1
       end
     end
@@ -241,7 +242,7 @@ end
 if #claims > 0 then redis.call('HSET', KEYS[5], unpack(claims)) end
 if #released > 0 then redis.call('HDEL', KEYS[5], unpack(released)) end
 if nGroupClaims > 0 then redis.call('HSET', KEYS[2], unpack(groupClaims)) end
-if nResultsSet > 0 then redis.call('HSET', KEYS[9], unpack(resultsSet)) end
+if nResults > 0 then writeJobResults(KEYS[9], resultIndexes, resultNames, nResults) end
 if nCreated > 0 then
   redis.call('ZADD', KEYS[3], unpack(created))
   redis.call('ZADD', KEYS[4], unpack(created))

@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { assertError } from '../../helpers/assertions.js';
+import { JOB_TTL_SECONDS } from '../../../src/store/jobs.js';
+import { keys } from '../../../src/store/keys.js';
 import {
   stack, t, useStack, BULK, PRODUCTS, JOBS, UUID_V4, NDJSON, JSON_TYPE,
   newSite, item, ndjson, postBulk, waitJob, listAll, totalCount, assertJobShape,
@@ -35,6 +37,25 @@ describe('jobs', () => {
     const again = await t.request('GET', `${JOBS}/${res.body.job_id.toUpperCase()}`);
     assert.equal(again.status, 200, again.text);
     assert.deepEqual(again.body, done);
+  });
+
+  test('every key a completed job keeps expires with it, its item results and errors too', async () => {
+    const site = await newSite();
+    const res = await postBulk(site, ndjson([item('ttl-1'), item('ttl-2'), { title: '' }]), NDJSON, { query: 'wait=true' });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.status, 'completed');
+    const redis = await stack.client();
+    try {
+      const { id } = res.body;
+      const kept = [keys.job(t.tenant.id, id), keys.jobCounts(t.tenant.id, id), keys.jobErrors(t.tenant.id, id), keys.jobResults(t.tenant.id, id)];
+      for (const key of kept) {
+        const ttl = await redis.ttl(key);
+        assert.ok(ttl > JOB_TTL_SECONDS - 60 && ttl <= JOB_TTL_SECONDS, `${key}: TTL ${ttl}`);
+      }
+      assert.equal(await redis.exists(keys.jobItems(t.tenant.id, id)), 0, 'the accepted items go once the job is done');
+    } finally {
+      redis.disconnect();
+    }
   });
 
   test('POST ?wait=true answers 200 with the completed job', async () => {
