@@ -5,7 +5,8 @@
 //   BENCH_PRODUCTS=50000 npm run bench:embedding a smaller bulk catalogue (default 100,000)
 //   BENCH_CPU_PROF=<dir> ...                     CPU profiles of every process of the three `kcs start`s
 //   BENCH_REPLICA=1 ...                          step 2 with the tenant's search replica live (one
-//                                                search first, as on a restarted server)
+//                                                search first, as on a restarted server); the
+//                                                unchanged run waits until the replica caught up
 //   BENCH_STEP=2-off npm run bench:embedding     only step 2's embedding-off pair, with each
 //                                                process's CPU per product: to compare two builds
 //                                                in alternating runs (the VM's speed drifts)
@@ -26,6 +27,7 @@ import { product } from './support/catalogue.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
 import { startKcs, type KcsStart } from './support/kcsStart.js';
 import { formatCpu } from './support/load.js';
+import { waitIdle } from './support/proc.js';
 
 const PRODUCTS = positiveInt('BENCH_PRODUCTS', 100_000);
 const BASELINE_PRODUCTS = positiveInt('BENCH_BASELINE_PRODUCTS', 300);
@@ -69,6 +71,7 @@ async function main(undo: Undo): Promise<number> {
   console.log(`2. bulk create, embedding behind: ${fmt(behind.create.rate, 0)} products/s (${formatCpu(behind.createCpu)})`);
   console.log(`   bulk unchanged, embedding behind: ${fmt(behind.unchanged.rate, 0)} products/s (${formatCpu(behind.unchangedCpu)})`);
   console.log(`   CPU per product, create: ${perProduct(behind.create.cpuSeconds)}`);
+  if (behind.replicaCatchUp !== null) console.log(`   ${describeCatchUp(behind)}`);
   const backlog = behind.create.views.reduce((sum, v) => sum + v.embedding.pending, 0);
   await kcs.stop();
   const after = await embeddingOffRun(undo);
@@ -84,7 +87,8 @@ async function main(undo: Undo): Promise<number> {
 | 2. bulk unchanged, embedding behind | ${fmt(behind.unchanged.rate, 0)} products/s | ≥ ${TARGET.unchanged.toLocaleString('en')}/s: ${verdict(behind.unchanged.rate, TARGET.unchanged)} |
 | 2. baseline, embedding off, before / after: create | ${fmt(before.create.rate, 0)} / ${fmt(after.create.rate, 0)} products/s |  |
 | 2. baseline, embedding off, before / after: unchanged | ${fmt(before.unchanged.rate, 0)} / ${fmt(after.unchanged.rate, 0)} products/s |  |
-| embeddings still queued after the create run | ${backlog.toLocaleString('en')} |  |
+| embeddings still queued after the create run | ${backlog.toLocaleString('en')} |  |${behind.replicaCatchUp === null ? '' : `
+| 2. BENCH_REPLICA=1, after the create's last job | ${describeCatchUp(behind)} |  |`}
 `);
   return embeddedRate >= TARGET.embedded && behind.create.rate >= TARGET.create && behind.unchanged.rate >= TARGET.unchanged ? 0 : 1;
 }
@@ -108,9 +112,15 @@ async function embeddingOffRun(undo: Undo): Promise<BulkPair> {
 }
 
 const perProduct = (cpu: Record<string, number>) => Object.entries(cpu).map(([name, s]) => `${name} ${fmt((s / PRODUCTS) * 1e6, 1)} µs`).join(', ');
+/** BENCH_REPLICA=1: the create counted until the replica caught up (the serve process quiet again). */
+function describeCatchUp({ create, replicaCatchUp }: BulkPair): string {
+  const { seconds, quiet } = replicaCatchUp!;
+  if (!quiet) return `the serve process was still busy ${fmt(seconds, 0)} s after the create's last job`;
+  return `the replica caught up ${fmt(seconds, 1)} s after the create's last job: ${fmt(PRODUCTS / (create.seconds + seconds), 0)} creates/s until then`;
+}
 const describePair = (run: BulkPair) =>
   `create ${fmt(run.create.rate, 0)}/s (${formatCpu(run.createCpu)}; per product ${perProduct(run.create.cpuSeconds)}), ` +
-  `unchanged ${fmt(run.unchanged.rate, 0)}/s (${formatCpu(run.unchangedCpu)})`;
+  `${run.replicaCatchUp === null ? '' : `${describeCatchUp(run)}, `}unchanged ${fmt(run.unchanged.rate, 0)}/s (${formatCpu(run.unchangedCpu)})`;
 
 /** Step 0 in a child process (bench/support/modelBaseline.ts): products per second of the model work before. */
 async function modelBaseline(undo: Undo): Promise<number> {
@@ -131,6 +141,11 @@ async function siteOf(api: Api): Promise<string> {
 
 interface BulkPair {
   create: BulkResult;
+  /**
+   * BENCH_REPLICA=1: how long the serve process stayed busy after the create's last job was done
+   * (its replica still indexing the products), waited out before the unchanged run; else null.
+   */
+  replicaCatchUp: { seconds: number; quiet: boolean } | null;
   unchanged: BulkResult;
   /** Cores each process used (1 = one core). */
   createCpu: Record<string, number>;
@@ -148,11 +163,12 @@ async function bulkPair(kcs: KcsStart, api: Api, path: string): Promise<BulkPair
     bodies.push(Buffer.from(Array.from({ length: Math.min(PER_REQUEST, PRODUCTS - start) }, (_, k) => JSON.stringify(product('p', start + k))).join('\n')));
   }
   const create = await bulkRun(api, path, bodies, kcs.pids());
+  const replicaCatchUp = LIVE_REPLICA ? await waitIdle({ serve: kcs.pids()['kcs serve'] }, { quietMs: 1000, limitMs: 120_000 }) : null;
   const unchanged = await bulkRun(api, path, bodies, kcs.pids());
   const counted = (run: BulkResult, field: 'created' | 'unchanged') => run.views.reduce((sum, v) => sum + v.counts[field], 0);
   if (counted(create, 'created') !== PRODUCTS || counted(unchanged, 'unchanged') !== PRODUCTS) {
     throw new Error(`the jobs counted ${counted(create, 'created')} created and ${counted(unchanged, 'unchanged')} unchanged, not ${PRODUCTS} each`);
   }
   const perSecond = (run: BulkResult) => Object.fromEntries(Object.entries(run.cpuSeconds).map(([name, s]) => [name, s / run.seconds]));
-  return { create, unchanged, createCpu: perSecond(create), unchangedCpu: perSecond(unchanged) };
+  return { create, replicaCatchUp, unchanged, createCpu: perSecond(create), unchangedCpu: perSecond(unchanged) };
 }

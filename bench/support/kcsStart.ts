@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Undo } from './harness.js';
-import { cpuMeter } from './proc.js';
+import { waitIdle } from './proc.js';
 
 export interface KcsStart {
   port: number;
@@ -85,11 +85,5 @@ export async function startKcs(undo: Undo, env: Record<string, string> = {}, nod
  * measurement started meanwhile would count that work.
  */
 async function settled(pids: Record<string, number>): Promise<void> {
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
-    const meter = cpuMeter(pids);
-    await delay(500);
-    const { seconds, wallSeconds } = meter();
-    const busy = Object.entries(seconds).filter(([name]) => name !== 'other').reduce((sum, [, s]) => sum + s, 0);
-    if (busy / wallSeconds < 0.1) return;
-  }
+  await waitIdle(pids, { quietMs: 500, limitMs: 30_000 });
 }

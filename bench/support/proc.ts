@@ -2,6 +2,7 @@
 // peak resident memory. Elsewhere these are left out (empty, null).
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 
 const CLOCK_TICKS = (() => {
   const out = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim();
@@ -57,6 +58,28 @@ export function cpuMeter(watched: Record<string, number | undefined>): () => { w
     const cores = Object.fromEntries(Object.entries(seconds).map(([name, s]) => [name, s / wallSeconds]));
     return { wallSeconds, seconds, cores };
   };
+}
+
+/**
+ * Waits until the processes together use under a tenth of a core for `quietMs`, or `limitMs` passed:
+ * the seconds until that quiet interval began (quiet: false, the seconds waited, when none came).
+ */
+export async function waitIdle(
+  pids: Record<string, number | undefined>,
+  { quietMs, limitMs }: { quietMs: number; limitMs: number },
+): Promise<{ seconds: number; quiet: boolean }> {
+  const started = performance.now();
+  let quietSince: number | null = null;
+  while (performance.now() - started < limitMs) {
+    const meter = cpuMeter(pids);
+    await delay(250);
+    const { seconds, wallSeconds } = meter();
+    const busy = Object.entries(seconds).filter(([name]) => name !== 'other').reduce((sum, [, s]) => sum + s, 0);
+    if (busy / wallSeconds >= 0.1) quietSince = null;
+    else if (quietSince === null) quietSince = performance.now() - 250;
+    if (quietSince !== null && performance.now() - quietSince >= quietMs) return { seconds: (quietSince - started) / 1000, quiet: true };
+  }
+  return { seconds: (performance.now() - started) / 1000, quiet: false };
 }
 
 /** Peak resident set size (VmHWM) of a process in MiB; null where /proc cannot tell. */
