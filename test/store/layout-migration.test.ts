@@ -49,20 +49,24 @@ describe('migrateLayout', () => {
     assert.deepEqual(await hash(keys.embeddingCounts('tb')), { 'product:ready': '1' });
   });
 
-  test("a job's item results move from a hash to a byte per item, expiring with the job; a gone job's hash goes", async () => {
+  test("a running job's item results move from a hash to a byte per item, expiring with the job; a finished or gone job's hash goes", async () => {
     await redis.hset(keys.tenantSlugs, 'slug-j', 'tj');
     await redis.set(keys.storedLayout('tj'), '3');
-    await redis.zadd(keys.jobs('tj'), 1, 'running', 2, 'expired');
-    await redis.hset(keys.job('tj', 'running'), 'status', 'running');
-    await redis.expire(keys.job('tj', 'running'), 3600);
+    await redis.zadd(keys.jobs('tj'), 1, 'running', 2, 'completed', 3, 'expired');
+    for (const [id, status] of [['running', 'running'], ['completed', 'completed']]) {
+      await redis.hset(keys.job('tj', id), 'status', status);
+      await redis.expire(keys.job('tj', id), 3600);
+    }
     await redis.hset(keys.jobResultsHash('tj', 'running'), { 0: 'created', 2: 'unchanged', 3: 'failed', 5: 'updated' });
+    await redis.hset(keys.jobResultsHash('tj', 'completed'), { 0: 'created' });
     await redis.hset(keys.jobResultsHash('tj', 'expired'), { 0: 'created' });
 
     assert.deepEqual(await migrateLayout(redis), { tenants: 1, documents: 0 });
     assert.deepEqual(await redis.getBuffer(keys.jobResults('tj', 'running')), Buffer.from('c\0nf\0u', 'latin1'));
     const ttl = await redis.ttl(keys.jobResults('tj', 'running'));
     assert.ok(ttl > 3500 && ttl <= 3600, `TTL ${ttl}`);
-    assert.equal(await redis.exists(keys.jobResultsHash('tj', 'running'), keys.jobResultsHash('tj', 'expired'), keys.jobResults('tj', 'expired')), 0);
+    const gone = ['running', 'completed', 'expired'].map((id) => keys.jobResultsHash('tj', id));
+    assert.equal(await redis.exists(...gone, keys.jobResults('tj', 'completed'), keys.jobResults('tj', 'expired')), 0);
     assert.equal(await redis.get(keys.storedLayout('tj')), LAYOUT_VERSION);
   });
 
