@@ -97,6 +97,8 @@ async function main(undo: Undo): Promise<number> {
 async function embeddingOffPair(undo: Undo): Promise<number> {
   const run = await embeddingOffRun(undo);
   console.log(`2. embedding off: create ${fmt(run.create.rate, 0)}/s (CPU per product: ${perProduct(run.create.cpuSeconds)})`);
+  // CPU per product counts until the last job: work the replica left for later shows here only.
+  if (run.replicaCatchUp) console.log(`   ${describeCatchUp(run)}`);
   console.log(`   unchanged ${fmt(run.unchanged.rate, 0)}/s (CPU per product: ${perProduct(run.unchanged.cpuSeconds)})`);
   return 0;
 }
