@@ -32,10 +32,10 @@ const NEWLINE = Buffer.from('\n');
 const NO_RESULT = '\0';
 const RESULT_CODES: Record<string, string> = { created: 'c', updated: 'u', unchanged: 'n', failed: 'f' };
 
-/** The bytes of item results given as index → result name (layout 3's hash, store/layoutMigration.ts). */
+/** The bytes of item results given as index → result name (layout 3's hash, store/layoutMigration.ts); none: one NO_RESULT byte. */
 export function resultBytes(results: Record<string, string>): Buffer {
   const indexes = Object.keys(results).map(Number);
-  const bytes = Buffer.alloc(Math.max(...indexes) + 1);
+  const bytes = Buffer.alloc(Math.max(0, ...indexes) + 1);
   // A result this build has no byte for still is one: the item is done.
   for (const index of indexes) bytes.write(RESULT_CODES[results[index]] ?? '?', index, 'latin1');
   return bytes;

@@ -39,17 +39,17 @@ const countEmbeddingStatuses: Step = async (redis, tenantId, { products, entries
 /**
  * Layout 3 → 4: a bulk job's item results move from a hash (a field per item) to a byte per item
  * (lua/lib/jobResults.lua), for the queued and running jobs the tenant's list names: such a job
- * resumes from them. A finished job never reads them again. The hash never had a TTL (it did not
- * exist yet when the job's keys were given theirs): it goes now, and the bytes expire with the job.
+ * resumes from them (one without results yet gets its key too: created later by a script's write,
+ * it would never expire). A finished job never reads them again. The hash never had a TTL (it did
+ * not exist yet when the job's keys were given theirs): it goes now, and the bytes expire with the job.
  */
 const jobResultsAsBytes: Step = async (redis, tenantId) => {
   for (const jobId of await redis.zrange(keys.jobs(tenantId), '0', '-1')) {
     const hash = keys.jobResultsHash(tenantId, jobId);
     const [status, ttlMs] = await Promise.all([redis.hget(keys.job(tenantId, jobId), 'status'), redis.pttl(keys.job(tenantId, jobId))]);
     const unfinished = (status === 'queued' || status === 'running') && ttlMs > 0;
-    const results = unfinished ? await redis.hgetall(hash) : {};
     const multi = redis.multi();
-    if (Object.keys(results).length > 0) multi.set(keys.jobResults(tenantId, jobId), resultBytes(results), 'PX', ttlMs);
+    if (unfinished) multi.set(keys.jobResults(tenantId, jobId), resultBytes(await redis.hgetall(hash)), 'PX', ttlMs);
     await multi.del(hash).exec();
   }
   return 0;

@@ -52,8 +52,8 @@ describe('migrateLayout', () => {
   test("a running job's item results move from a hash to a byte per item, expiring with the job; a finished or gone job's hash goes", async () => {
     await redis.hset(keys.tenantSlugs, 'slug-j', 'tj');
     await redis.set(keys.storedLayout('tj'), '3');
-    await redis.zadd(keys.jobs('tj'), 1, 'running', 2, 'completed', 3, 'expired');
-    for (const [id, status] of [['running', 'running'], ['completed', 'completed']]) {
+    await redis.zadd(keys.jobs('tj'), 1, 'running', 2, 'completed', 3, 'expired', 4, 'queued');
+    for (const [id, status] of [['running', 'running'], ['completed', 'completed'], ['queued', 'queued']]) {
       await redis.hset(keys.job('tj', id), 'status', status);
       await redis.expire(keys.job('tj', id), 3600);
     }
@@ -65,6 +65,10 @@ describe('migrateLayout', () => {
     assert.deepEqual(await redis.getBuffer(keys.jobResults('tj', 'running')), Buffer.from('c\0nf\0u', 'latin1'));
     const ttl = await redis.ttl(keys.jobResults('tj', 'running'));
     assert.ok(ttl > 3500 && ttl <= 3600, `TTL ${ttl}`);
+    // A queued job without results yet: its key exists already, so the writes that resume it keep a TTL.
+    assert.deepEqual(await redis.getBuffer(keys.jobResults('tj', 'queued')), Buffer.from([0]));
+    const queuedTtl = await redis.ttl(keys.jobResults('tj', 'queued'));
+    assert.ok(queuedTtl > 3500 && queuedTtl <= 3600, `TTL ${queuedTtl}`);
     const gone = ['running', 'completed', 'expired'].map((id) => keys.jobResultsHash('tj', id));
     assert.equal(await redis.exists(...gone, keys.jobResults('tj', 'completed'), keys.jobResults('tj', 'expired')), 0);
     assert.equal(await redis.get(keys.storedLayout('tj')), LAYOUT_VERSION);
