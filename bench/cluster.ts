@@ -11,7 +11,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WORKER_NODE_OPTIONS } from '../workers/index.js';
 import { Api, bulkRun, IN_FLIGHT, type BulkResult } from './support/bulkApi.js';
-import { product } from './support/catalogue.js';
+import { bulkBodies, product } from './support/catalogue.js';
 import { ChildTarget } from './support/child.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
 import { load, type LoadResult } from './support/load.js';
@@ -44,12 +44,7 @@ async function main(undo: Undo): Promise<number> {
       `${PRODUCTS.toLocaleString('en')} products in bulk requests of ${PER_REQUEST.toLocaleString('en')} (${IN_FLIGHT} in flight), created then ` +
       `posted again unchanged; single upserts (creates) at ${CONNECTIONS} connections for ${SECONDS} s; embedding off\n`,
   );
-  const bodies: Buffer[] = [];
-  for (let start = 0; start < PRODUCTS; start += PER_REQUEST) {
-    const lines: string[] = [];
-    for (let i = start; i < Math.min(PRODUCTS, start + PER_REQUEST); i++) lines.push(JSON.stringify(product('p', i)));
-    bodies.push(Buffer.from(lines.join('\n') + '\n'));
-  }
+  const bodies = bulkBodies('p', PRODUCTS, PER_REQUEST);
 
   const results: [string, Figures][] = [];
   const single = await openPrivateRedis(undo, 'cluster-baseline');

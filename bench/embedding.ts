@@ -23,7 +23,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Api, bulkRun, embedRun, type BulkResult } from './support/bulkApi.js';
-import { product } from './support/catalogue.js';
+import { bulkBodies } from './support/catalogue.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
 import { startKcs, type KcsStart } from './support/kcsStart.js';
 import { formatCpu } from './support/load.js';
@@ -160,10 +160,7 @@ async function bulkPair(kcs: KcsStart, api: Api, path: string): Promise<BulkPair
     const reply = await api.call('POST', '/api/knowledge/search/products', Buffer.from(JSON.stringify({ query: 'jacket' })));
     if (reply.status !== 200) throw new Error(`search: ${reply.status} ${reply.body}`);
   }
-  const bodies: Buffer[] = [];
-  for (let start = 0; start < PRODUCTS; start += PER_REQUEST) {
-    bodies.push(Buffer.from(Array.from({ length: Math.min(PER_REQUEST, PRODUCTS - start) }, (_, k) => JSON.stringify(product('p', start + k))).join('\n')));
-  }
+  const bodies = bulkBodies('p', PRODUCTS, PER_REQUEST);
   const create = await bulkRun(api, path, bodies, kcs.pids());
   const replicaCatchUp = LIVE_REPLICA ? await waitIdle({ serve: kcs.pids()['kcs serve'] }, { quietMs: 1000, limitMs: 120_000 }) : null;
   const unchanged = await bulkRun(api, path, bodies, kcs.pids());

@@ -21,7 +21,7 @@ import { scanKeys } from '../src/store/redis.js';
 import { keys } from '../src/store/keys.js';
 import { WORKER_NODE_OPTIONS } from '../workers/index.js';
 import { Api, bulkRun, embedRun, IN_FLIGHT, type BulkResult, type JobView } from './support/bulkApi.js';
-import { product, titleToken } from './support/catalogue.js';
+import { bulkBodies, product, titleToken } from './support/catalogue.js';
 import { ChildTarget } from './support/child.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
 import { formatCpu, load, type LoadResult } from './support/load.js';
@@ -84,12 +84,7 @@ async function main(undo: Undo): Promise<number> {
 
   // ---- 1. bulk create, embedding off -------------------------------------------------------
   const started = performance.now();
-  const bodies: Buffer[] = [];
-  for (let start = 0; start < PRODUCTS; start += PER_REQUEST) {
-    const lines: string[] = [];
-    for (let i = start; i < Math.min(PRODUCTS, start + PER_REQUEST); i++) lines.push(JSON.stringify(product('p', i)));
-    bodies.push(Buffer.from(lines.join('\n') + '\n'));
-  }
+  const bodies = bulkBodies('p', PRODUCTS, PER_REQUEST);
   const megabytes = bodies.reduce((sum, b) => sum + b.length, 0) / 2 ** 20;
   console.log(`generated ${PRODUCTS.toLocaleString('en')} products, ${megabytes.toFixed(1)} MiB of NDJSON (${((megabytes * 2 ** 20) / PRODUCTS).toFixed(0)} bytes each), in ${fmt((performance.now() - started) / 1000, 1)} s`);
 

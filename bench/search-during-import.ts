@@ -9,7 +9,7 @@
 //   npm run bench:search-during-import                       100,000 products, 10 s of baseline
 //   BENCH_PRODUCTS=50000 npm run bench:search-during-import   a quick look
 import { Api, bulkRun, IN_FLIGHT } from './support/bulkApi.js';
-import { product } from './support/catalogue.js';
+import { bulkBodies } from './support/catalogue.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
 import { startKcs } from './support/kcsStart.js';
 import { formatCpu, load, type LoadResult } from './support/load.js';
@@ -36,7 +36,7 @@ async function main(undo: Undo): Promise<number> {
   const first = await api.call('POST', '/api/knowledge/search/products', Buffer.from(searches[0]));
   if (first.status !== 200) throw new Error(`search: ${first.status} ${first.body}`);
 
-  const catalogue = await bulkRun(api, path, bodies('p'), kcs.pids());
+  const catalogue = await bulkRun(api, path, bulkBodies('p', PRODUCTS, PER_REQUEST), kcs.pids());
   await waitIdle({ serve: kcs.pids()['kcs serve'] }, { quietMs: 1000, limitMs: 120_000 });
   console.log(`bench:search-during-import  ${PRODUCTS.toLocaleString('en')} products in the tenant (${fmt(PRODUCTS / catalogue.seconds, 0)} creates/s), ${CONNECTIONS} search connections`);
 
@@ -51,7 +51,7 @@ async function main(undo: Undo): Promise<number> {
   report('baseline: no import running', baseline);
 
   api.fresh();
-  const importing = bulkRun(api, path, bodies('q'), kcs.pids());
+  const importing = bulkRun(api, path, bulkBodies('q', PRODUCTS, PER_REQUEST), kcs.pids());
   // As long as the first import took: the import under the search load takes longer, so the load ends within it.
   const during = await load(options(Math.max(2, Math.round(catalogue.seconds))), kcs.pids());
   const imported = await importing;
@@ -66,16 +66,6 @@ async function main(undo: Undo): Promise<number> {
   const failed = baseline.non2xx + baseline.errors + during.non2xx + during.errors;
   if (failed > 0) throw new Error(`${failed} searches failed: ${JSON.stringify([baseline.statuses, during.statuses])}`);
   return 0;
-}
-
-/** The bulk bodies of PRODUCTS new products, numbered from 0 under the external_id prefix. */
-function bodies(prefix: string): Buffer[] {
-  const out: Buffer[] = [];
-  for (let start = 0; start < PRODUCTS; start += PER_REQUEST) {
-    const count = Math.min(PER_REQUEST, PRODUCTS - start);
-    out.push(Buffer.from(Array.from({ length: count }, (_, k) => JSON.stringify(product(prefix, start + k))).join('\n')));
-  }
-  return out;
 }
 
 function report(name: string, r: LoadResult): void {

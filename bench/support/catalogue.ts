@@ -57,3 +57,14 @@ export function product(prefix: string, i: number): Record<string, unknown> {
   item.sync_hash = createHash('sha256').update(JSON.stringify(item)).digest('hex');
   return item;
 }
+
+/** NDJSON bulk bodies of products 0..count-1 (external_ids `<prefix>-<i>`), `perRequest` a body. */
+export function bulkBodies(prefix: string, count: number, perRequest: number): Buffer[] {
+  const bodies: Buffer[] = [];
+  for (let start = 0; start < count; start += perRequest) {
+    const lines: string[] = [];
+    for (let i = start; i < Math.min(count, start + perRequest); i++) lines.push(JSON.stringify(product(prefix, i)));
+    bodies.push(Buffer.from(lines.join('\n') + '\n'));
+  }
+  return bodies;
+}
