@@ -10,6 +10,7 @@
 // than half stale.
 import SearchableMap from 'minisearch/SearchableMap';
 import { termOf, typoBudget, words, type QueryWord } from './analysis.js';
+import { PostingsPool } from './postingsPool.js';
 import { TermLists } from './termLists.js';
 
 /** A document's texts, analysed in its language; each field has its weight (a title match beats a description match). */
@@ -34,44 +35,6 @@ const PREFIX_FACTOR = 0.7;
 const MAX_PREFIX_TERMS = 8;
 const MAX_PREFIX_SCAN = 2000;
 
-class Postings {
-  docs = new Int32Array(4);
-  gens = new Int32Array(4);
-  weights = new Float32Array(4);
-  length = 0;
-  stale = 0;
-  /** Live documents holding the term. */
-  df = 0;
-
-  push(doc: number, gen: number, weight: number): void {
-    if (this.length === this.docs.length) {
-      const size = this.docs.length * 2;
-      this.docs = grow(this.docs, new Int32Array(size));
-      this.gens = grow(this.gens, new Int32Array(size));
-      this.weights = grow(this.weights, new Float32Array(size));
-    }
-    this.docs[this.length] = doc;
-    this.gens[this.length] = gen;
-    this.weights[this.length] = weight;
-    this.length++;
-  }
-
-  /** Drops postings of older generations or removed documents. */
-  compact(docGen: Int32Array): void {
-    let w = 0;
-    for (let r = 0; r < this.length; r++) {
-      const doc = this.docs[r];
-      if (this.gens[r] !== docGen[doc]) continue;
-      this.docs[w] = doc;
-      this.gens[w] = this.gens[r];
-      this.weights[w] = this.weights[r];
-      w++;
-    }
-    this.length = w;
-    this.stale = 0;
-  }
-}
-
 function grow<T extends Int32Array | Float32Array | Float64Array>(from: T, to: T): T {
   to.set(from);
   return to;
@@ -94,7 +57,7 @@ export class TextIndex {
   /** Term → id: the radix tree for fuzzy and prefix lookups, a hash map for the exact ones indexing makes. */
   private readonly dict = new SearchableMap<number>();
   private readonly termIds = new Map<string, number>();
-  private readonly postings: Postings[] = [];
+  private readonly postings = new PostingsPool();
   /**
    * Each term id's term (null once it left every document), and the ids free for reuse, so
    * churning vocabularies stay bounded.
@@ -159,10 +122,10 @@ export class TextIndex {
         this.termWeights[id] += each;
       }
     }
+    const postings = this.postings;
     for (const id of distinct) {
-      const list = this.postings[id];
-      list.push(doc, gen, this.termWeights[id]);
-      list.df++;
+      postings.push(id, doc, gen, this.termWeights[id]);
+      postings.df[id]++;
       this.termWeights[id] = 0;
     }
     this.docGen[doc] = gen;
@@ -181,11 +144,11 @@ export class TextIndex {
   private unlink(doc: number): Int32Array | null {
     if (!this.docTerms.has(doc)) return null;
     const ids = this.docTerms.get(doc);
+    const { df, stale, length } = this.postings;
     for (const id of ids) {
-      const list = this.postings[id];
-      list.df--;
-      list.stale++;
-      if (list.stale > 32 && list.stale * 2 > list.length) list.compact(this.docGen);
+      df[id]--;
+      stale[id]++;
+      if (stale[id] > 32 && stale[id] * 2 > length[id]) this.postings.compact(id, this.docGen);
     }
     this.docTerms.drop(doc);
     this.docGen[doc] = 0;
@@ -196,13 +159,13 @@ export class TextIndex {
   /** Forgets terms no live document holds: their dictionary entries and postings are freed for reuse. */
   private dropDeadTerms(ids: Int32Array): void {
     for (const id of ids) {
-      if (this.postings[id].df !== 0) continue;
+      if (this.postings.df[id] !== 0) continue;
       const term = this.terms[id];
       if (term === null) continue; // already dropped (a term listed twice)
       this.terms[id] = null;
       this.termIds.delete(term);
       this.dict.delete(term);
-      this.postings[id] = new Postings();
+      this.postings.clear(id);
       this.quarantined.push(id);
     }
     if (this.quarantined.length >= QUARANTINE_LIMIT) {
@@ -226,12 +189,14 @@ export class TextIndex {
     for (const word of words) {
       let wordCount = 0;
       for (const [id, factor] of this.expand(word)) {
-        const list = this.postings[id];
-        const idf = Math.log(1 + (this.liveDocs - list.df + 0.5) / (list.df + 0.5));
-        for (let p = 0; p < list.length; p++) {
-          const doc = list.docs[p];
-          if (list.gens[p] !== this.docGen[doc]) continue;
-          const w = list.weights[p];
+        const df = this.postings.df[id];
+        const idf = Math.log(1 + (this.liveDocs - df + 0.5) / (df + 0.5));
+        const { docs, gens, weights } = this.postings.listsOf(id);
+        const end = this.postings.offset(id) + this.postings.length[id];
+        for (let p = this.postings.offset(id); p < end; p++) {
+          const doc = docs[p];
+          if (gens[p] !== this.docGen[doc]) continue;
+          const w = weights[p];
           const s = (idf * factor * w * (K1 + 1)) / (w + K1);
           const prev = this.wordScores[doc];
           if (prev === 0) this.wordTouched[wordCount++] = doc;
@@ -268,7 +233,7 @@ export class TextIndex {
     };
     for (const term of word.terms) {
       const id = this.dict.get(term);
-      if (id !== undefined && this.postings[id].df > 0) offer(id, 1);
+      if (id !== undefined && this.postings.df[id] > 0) offer(id, 1);
     }
     // Typo tolerance only for a word the index does not know as typed (as Typesense's
     // typo_tokens_threshold): a known word means what it says, and the edit search is the
@@ -285,7 +250,7 @@ export class TextIndex {
       const found: [number, number][] = [];
       let scanned = 0;
       for (const [, id] of this.dict.atPrefix(word.prefix)) {
-        if (this.postings[id].df > 0) found.push([id, this.postings[id].df]);
+        if (this.postings.df[id] > 0) found.push([id, this.postings.df[id]]);
         if (++scanned >= MAX_PREFIX_SCAN) break;
       }
       found.sort((a, b) => b[1] - a[1]);
@@ -297,7 +262,7 @@ export class TextIndex {
   private termId(term: string): number {
     let id = this.termIds.get(term);
     if (id === undefined) {
-      id = this.freeIds.pop() ?? this.postings.push(new Postings()) - 1;
+      id = this.freeIds.pop() ?? this.postings.add();
       this.terms[id] = term;
       this.termIds.set(term, id);
       this.dict.set(term, id);

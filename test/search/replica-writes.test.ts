@@ -51,6 +51,15 @@ describe('re-applying a product', () => {
     assert.deepEqual(ids(search(c, 'haus', { language: 'de' })), ['p1']);
   });
 
+  test('words moved to another field are indexed again with that field\'s weight', () => {
+    const c = new ProductCollection();
+    apply(c, stored('p1', { title: 'Kettle steel', description: null }), stored('p2', { title: 'Kettle', description: 'steel' }));
+    const score = (id: string) => search(c, 'steel').hits.find((h) => h.id === id)!.score;
+    assert.ok(score('p1') > score('p2'), 'a title match beats a description match');
+    apply(c, stored('p1', { title: 'Kettle', description: 'steel' }));
+    assert.equal(score('p1'), score('p2'));
+  });
+
   test('filters and facets follow changed values; unchanged texts still match', () => {
     const c = new ProductCollection();
     apply(c, stored('p1', { title: 'Lamp', brand: 'Lumen', category: 'Home > Lighting', availability: 'in_stock', price_current: '10.00' }));
