@@ -28,6 +28,11 @@ export interface Config {
   workerConcurrency: number;
   /** Lock of a running bulk import; a killed worker's import is taken over within about 1.5× this. */
   ingestLockMs: number;
+  /**
+   * Scheduling priority (nice, 0–19) of a worker process that takes bulk imports (and not the
+   * embed queue): searches and reads of the serve process go first where they share cores.
+   */
+  ingestNice: number;
   /** After a re-embed made a model the tenant's: how long the vectors and indexes of the old one stay (searches under way finish with them). */
   vectorCleanupDelayMs: number;
   /** Create the demo tenant and print a key when the store is empty. */
@@ -186,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.KCS_DATA_DIR || './data',
     workerConcurrency: int('KCS_WORKER_CONCURRENCY', 4, { min: 1, max: 256 }),
     ingestLockMs: int('KCS_INGEST_LOCK_MS', 60_000, { min: 1000, max: 3_600_000 }),
+    ingestNice: int('KCS_INGEST_NICE', 10, { min: 0, max: 19 }),
     vectorCleanupDelayMs: int('KCS_VECTOR_CLEANUP_DELAY_MS', 600_000, { min: 0, max: 86_400_000 }),
     bootstrapDemo: bool('KCS_BOOTSTRAP_DEMO', true),
     shutdownGraceMs: int('KCS_SHUTDOWN_GRACE_MS', 10_000, { min: 0, max: 600_000 }),

@@ -38,6 +38,9 @@ export async function startWorkers(config: Config, redisAt: RedisAt, log: Logger
   // A process that only embeds (`kcs start` runs one) steps back as a whole, its Redis calls and
   // job bookkeeping too, not only the model's threads.
   if (config.workerQueues.length === 1 && config.workerQueues[0] === 'embed') lowerThisProcess(config.embedding.nice, config.embedding.idle);
+  // A process that imports gives way to the serve process: where they share cores, a search
+  // during a bulk import otherwise waited behind the import's writes at each of its wake-ups.
+  else if (config.workerQueues.includes('ingest') && !config.workerQueues.includes('embed')) lowerThisProcess(config.ingestNice, false);
   const redis = connectRedis(redisAt, { connectionName: 'kcs-worker' });
   await redis.connect();
   await migrate(redis, log);

@@ -1,7 +1,7 @@
 // `npm start` with no REDIS_URL: the embedded redis-server, first-start bootstrap, a restart
 // that keeps the data, and a clean stop that leaves no process behind.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -52,6 +52,35 @@ test('npm start serves with an embedded redis-server and restarts with its data 
     await first.stop();
   }
 });
+
+test('the forked workers run below the server: imports at KCS_INGEST_NICE (10), the model at KCS_EMBED_NICE (19)', async () => {
+  const port = await freePort();
+  const kcs = await startKcs(port);
+  try {
+    const workers = () => new Map(childrenOf(kcs.child.pid!).flatMap((pid) => {
+      const queues = /KCS_WORKER_QUEUES=([^\0]*)/.exec(readProc(pid, 'environ'))?.[1];
+      return queues ? [[queues, niceOf(pid)] as const] : [];
+    }));
+    const expected = new Map([['ingest,maintenance', 10], ['embed', 19]]);
+    // Each worker lowers itself as it starts, a moment after the server answers.
+    await kcs.until(() => [...expected].every(([queues, nice]) => workers().get(queues) === nice), 20_000, 'the workers\' priorities');
+    assert.equal(niceOf(kcs.child.pid!), 0, 'the server keeps its priority');
+  } finally {
+    assert.equal(await kcs.stop(), 0, kcs.stderr);
+  }
+});
+
+const readProc = (pid: number, file: string): string => {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return ''; // gone meanwhile
+  }
+};
+const childrenOf = (pid: number): number[] =>
+  readdirSync(`/proc/${pid}/task`).flatMap((task) => readProc(pid, `task/${task}/children`).trim().split(/\s+/).filter(Boolean).map(Number));
+/** The nice value of a process's main thread (field 19 of /proc/<pid>/stat, counted after the command name). */
+const niceOf = (pid: number): number => Number(readProc(pid, 'stat').split(') ')[1]?.split(' ')[16]);
 
 test('after kill -9 of kcs, the next start takes over the orphaned redis-server and keeps the data', async () => {
   const port = await freePort();
