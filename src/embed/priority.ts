@@ -1,4 +1,5 @@
-// Scheduling priority of the embedding work. On Linux both a nice value and a scheduling policy
+// Scheduling priority of background work: the embedding (nice 19 and SCHED_IDLE) and the import
+// workers (nice 10, workers/index.ts). On Linux both a nice value and a scheduling policy
 // belong to a thread, and a thread starts with those of the thread that starts it. Below a nice
 // value, the SCHED_IDLE policy (set with util-linux's chrt, where it is installed) gives way at
 // once to any other thread that wakes: serving and importing never wait for the model.
