@@ -142,7 +142,7 @@ export class PostingsPool {
       if (this.ownSlot[term] !== 0 || this.capacity[term] === 0) continue;
       const from = this.start[term];
       const end = from + this.length[term];
-      // Element by element: copy()'s three subarray views per list, for every short list at once, were garbage for the next scavenge.
+      // Element by element, not copy(): a repack walks every short list, and copy() makes three views of each.
       for (let r = from, w = at; r < end; r++, w++) {
         pool.docs[w] = this.pool.docs[r];
         pool.gens[w] = this.pool.gens[r];
