@@ -264,7 +264,7 @@ export class ProductRepository {
             claimGroup: !previous && doc.external_id && doc.translation_group_id ? doc.translation_group_id : '',
             createdMs: Date.parse(doc.created_at),
             joinLanguageRef: movedLanguage ? language(doc.language) : 0, joinCategoryRef: movedCategory ? category(doc.category) : 0,
-            leaveRefs: leave, jobIndex: w.jobItem?.index ?? '', docJson: JSON.stringify(doc), parentExternalId: w.parentExternalId ?? '',
+            leaveRefs: leave, jobIndex: w.jobItem?.index ?? '', docJson: Buffer.from(JSON.stringify(doc)), parentExternalId: w.parentExternalId ?? '',
             embeddingStatus: w.embeddingStatus, textHash: w.textSources ? w.textHash : '',
             textSourcesJson: w.textSources && Object.keys(w.textSources).length > 0 ? JSON.stringify(w.textSources) : '',
             itemDigest: w.itemDigest ?? '', projection: this.projection?.product(doc, w.parentExternalId) ?? [],

@@ -32,7 +32,8 @@ export interface WriteProductsRow {
   leaveRefs: number[];
   /** Its item index in the bulk job ('' = no job). */
   jobIndex: number | '';
-  docJson: string;
+  /** The stored document as UTF-8 (a Buffer: see writeProductsCall). */
+  docJson: Buffer;
   parentExternalId: string;
   embeddingStatus: string;
   /** '' = the texts did not change (text hash and sources stay as stored). */

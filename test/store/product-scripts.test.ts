@@ -68,7 +68,7 @@ function write(products: Write[], options: { job?: string; audited?: boolean } =
     previousExternalId: p.previousExternalId ?? '', claimGroup: p.claimGroup ?? '', createdMs: CREATED,
     joinLanguageRef: p.language ? ref(keys.productsByLanguage(T, p.language)) : 0,
     joinCategoryRef: p.category ? ref(keys.productsByCategory(T, p.category)) : 0,
-    leaveRefs: (p.leave ?? []).map(ref), jobIndex: p.jobIndex ?? '', docJson: JSON.stringify({ id: p.id, external_id: p.externalId ?? null }),
+    leaveRefs: (p.leave ?? []).map(ref), jobIndex: p.jobIndex ?? '', docJson: Buffer.from(JSON.stringify({ id: p.id, external_id: p.externalId ?? null })),
     parentExternalId: p.parentExternalId ?? '', embeddingStatus: p.embeddingStatus ?? 'pending', textHash: p.textHash ?? '', textSourcesJson: p.textSources ?? '',
     itemDigest: p.itemDigest ?? '', projection: p.projection ?? [],
   }));
