@@ -83,6 +83,10 @@ export async function startEmbeddedRedis(dataDir: string, options: EmbeddedRedis
     // it took a fifth of the CPU a 100,000-product import had (docs/BENCHMARKS.md). Later ones
     // still come each time the file doubles.
     '--auto-aof-rewrite-min-size', '512mb',
+    // A document's hash (its JSON, a few fields, its vectors) stays one compact listpack instead
+    // of a hash table from the first value over 64 bytes (Redis's default): less memory and CPU
+    // for every write of an import (docs/BENCHMARKS.md, "Fifteenth session").
+    '--hash-max-listpack-value', '8192',
     '--pidfile', join(dir, 'redis.pid'), '--logfile', join(dir, 'redis.log'), '--daemonize', 'no',
   ];
   const url = `redis://127.0.0.1:${port}`;

@@ -1,5 +1,6 @@
-// The embedded redis-server's allocator: transparent huge pages by default (a third less of its CPU
-// for an import's writes, docs/BENCHMARKS.md), a user's own allocator setting passed on unchanged.
+// The embedded redis-server's memory settings: its allocator on transparent huge pages (a third less
+// of its CPU for an import's writes, docs/BENCHMARKS.md), a user's own allocator setting passed on
+// unchanged, and a document's hash kept as one listpack.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,5 +68,23 @@ test("a user's own allocator setting reaches the embedded redis-server unchanged
   } finally {
     delete process.env.MALLOC_CONF;
     delete process.env.JE_MALLOC_CONF;
+  }
+});
+
+test("a document's hash stays one compact listpack, its JSON and vectors included", async () => {
+  const redis = await startEmbeddedRedis(join(dataDir, 'listpack'), { persist: false });
+  const client = new Redis(redis.url);
+  try {
+    // A product as stored: its JSON (~1.3 KB in bench:ingest's catalogue), a few fields, and two
+    // 768-dimension float32 vectors.
+    const vector = Buffer.alloc(768 * 4, 7);
+    await client.hset('doc', { doc: JSON.stringify({ description: 'd'.repeat(1300) }), rev: '1', embedding_status: 'done', 'vec:description': vector, 'vec:anchor': vector });
+    assert.equal(await client.object('ENCODING', 'doc'), 'listpack');
+    // Past the limit (8 KiB a value) Redis keeps a hash table, as for any hash.
+    await client.hset('doc', 'doc', 'x'.repeat(8193));
+    assert.equal(await client.object('ENCODING', 'doc'), 'hashtable');
+  } finally {
+    client.disconnect();
+    await redis.stop();
   }
 });
