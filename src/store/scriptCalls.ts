@@ -32,7 +32,11 @@ export interface WriteProductsRow {
   leaveRefs: number[];
   /** Its item index in the bulk job ('' = no job). */
   jobIndex: number | '';
-  /** The stored document as UTF-8 (a Buffer: see writeProductsCall). */
+  /**
+   * The stored document as UTF-8. A Buffer, so that ioredis writes the call into a buffer: with
+   * strings only it joins a pipeline's calls into one string, which the socket flattens into fresh
+   * pages and encodes again (15% of the ingest worker's CPU a create, docs/BENCHMARKS.md).
+   */
   docJson: Buffer;
   parentExternalId: string;
   embeddingStatus: string;
