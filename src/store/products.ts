@@ -8,6 +8,7 @@ import type { DocumentProjection } from './projection.js';
 import type { Store } from './redis.js';
 import { embeddingStatusOf, type Page } from './docs.js';
 import { KeyTable } from './keyTable.js';
+import { packRows, type PackedValue } from './packedRows.js';
 import { touchProductsCall, writeProductsCall, type WriteProductsRow } from './scriptCalls.js';
 import { ProductWriteResult, SettleResult, TouchResult, WriteResult } from './scripts.js';
 
@@ -264,7 +265,7 @@ export class ProductRepository {
             claimGroup: !previous && doc.external_id && doc.translation_group_id ? doc.translation_group_id : '',
             createdMs: Date.parse(doc.created_at),
             joinLanguageRef: movedLanguage ? language(doc.language) : 0, joinCategoryRef: movedCategory ? category(doc.category) : 0,
-            leaveRefs: leave, jobIndex: w.jobItem?.index ?? '', docJson: Buffer.from(JSON.stringify(doc)), parentExternalId: w.parentExternalId ?? '',
+            leaveRefs: leave, jobIndex: w.jobItem?.index ?? '', docJson: JSON.stringify(doc), parentExternalId: w.parentExternalId ?? '',
             embeddingStatus: w.embeddingStatus, textHash: w.textSources ? w.textHash : '',
             textSourcesJson: w.textSources && Object.keys(w.textSources).length > 0 ? JSON.stringify(w.textSources) : '',
             itemDigest: w.itemDigest ?? '', projection: this.projection?.product(doc, w.parentExternalId) ?? [],
@@ -288,10 +289,10 @@ export class ProductRepository {
     const t = tenantId;
     const pipeline = this.redis.pipeline();
     for (let start = 0; start < items.length; start += SETTLE_BATCH) {
-      const batch: (string | number)[] = [];
+      const batch: PackedValue[] = [];
       for (const item of items.slice(start, start + SETTLE_BATCH)) batch.push(item.externalId, item.itemDigest, item.index);
       (pipeline as unknown as Store).settleItems(
-        keys.siteExternalIds(t, siteId), keys.productsSynced(t), keys.productsItemDigests(t), keys.jobResults(t, jobId), keys.jobCounts(t, jobId), synced, ...batch,
+        keys.siteExternalIds(t, siteId), keys.productsSynced(t), keys.productsItemDigests(t), keys.jobResults(t, jobId), keys.jobCounts(t, jobId), synced, packRows(batch),
       );
     }
     const out: Settled[] = [];

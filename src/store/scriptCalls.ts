@@ -3,10 +3,11 @@
 // comment in store/lua tells what each is for). Their commands in ScriptCommands take only what
 // these builders return.
 import type { AuditArgs, AuditKeys } from './audit.js';
+import { packRows, type PackedValue } from './packedRows.js';
 
 type Key = string;
 type Flag = '1' | '0';
-type Value = string | number | Buffer;
+type Value = PackedValue;
 
 /** The arguments of one script called with a key count, as its builder laid them out. */
 export type ScriptCall = [numberOfKeys: number, ...keysThenArgs: Value[]];
@@ -32,12 +33,7 @@ export interface WriteProductsRow {
   leaveRefs: number[];
   /** Its item index in the bulk job ('' = no job). */
   jobIndex: number | '';
-  /**
-   * The stored document as UTF-8. A Buffer, so that ioredis writes the call into a buffer: with
-   * strings only it joins a pipeline's calls into one string, which the socket flattens into fresh
-   * pages and encodes again (15% of the ingest worker's CPU a create, docs/BENCHMARKS.md).
-   */
-  docJson: Buffer;
+  docJson: string;
   parentExternalId: string;
   embeddingStatus: string;
   /** '' = the texts did not change (text hash and sources stay as stored). */
@@ -61,18 +57,19 @@ export interface WriteProductsCall {
 }
 
 // The rows of the calls below are appended with push, not flatMap: V8's flatMap (and flat) copy
-// through a generic path, ~100 ns an element, microseconds a product (docs/BENCHMARKS.md).
+// through a generic path, ~100 ns an element, microseconds a product (docs/BENCHMARKS.md). They
+// travel as one argument (store/packedRows.ts).
 export function writeProductsCall(c: WriteProductsCall): ScriptCall {
-  const args: Value[] = call(c.keyTable, [c.maxlen, c.syncedAt, c.hasJob ? '1' : '0', c.audit?.ref ?? 0, ...(c.audit?.event ?? [])]);
+  const values: PackedValue[] = [];
   for (const r of c.rows) {
-    args.push(
+    values.push(
       r.productRef, r.id, r.expectedRev, r.externalId, r.previousExternalId, r.claimGroup, r.createdMs, r.joinLanguageRef,
       r.joinCategoryRef, r.leaveRefs.join(','), r.jobIndex, r.docJson, r.parentExternalId, r.embeddingStatus, r.textHash,
       r.textSourcesJson, r.itemDigest, r.projection.length / 2,
     );
-    for (const value of r.projection) args.push(value);
+    for (const value of r.projection) values.push(value);
   }
-  return args as ScriptCall;
+  return call(c.keyTable, [c.maxlen, c.syncedAt, c.hasJob ? '1' : '0', c.audit?.ref ?? 0, ...(c.audit?.event ?? []), packRows(values)]);
 }
 
 /** One product of a touchProducts call: touched only while its revision still is `expectedRev`. */
@@ -94,9 +91,9 @@ export interface TouchProductsCall {
 }
 
 export function touchProductsCall(c: TouchProductsCall): ScriptCall {
-  const args: Value[] = call(c.keyTable, [c.syncedAt, c.hasJob ? '1' : '0']);
-  for (const r of c.rows) args.push(r.productRef, r.id, r.expectedRev, r.itemDigest, r.jobIndex);
-  return args as ScriptCall;
+  const values: PackedValue[] = [];
+  for (const r of c.rows) values.push(r.productRef, r.id, r.expectedRev, r.itemDigest, r.jobIndex);
+  return call(c.keyTable, [c.syncedAt, c.hasJob ? '1' : '0', packRows(values)]);
 }
 
 export interface WriteEntryCall {

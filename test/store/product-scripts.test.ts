@@ -6,6 +6,7 @@ import { before, describe, test } from 'node:test';
 import { auditArgs, auditKeys, type AuditActor, type AuditArgs } from '../../src/store/audit.js';
 import { keys } from '../../src/store/keys.js';
 import { KeyTable } from '../../src/store/keyTable.js';
+import { packRows } from '../../src/store/packedRows.js';
 import { touchProductsCall, writeProductsCall, type TouchProductsRow, type WriteProductsRow } from '../../src/store/scriptCalls.js';
 import { ProductWriteResult, SettleResult, TouchResult, WriteResult } from '../../src/store/scripts.js';
 import { keyspace, newest, privateRedis } from './privateRedis.js';
@@ -68,7 +69,7 @@ function write(products: Write[], options: { job?: string; audited?: boolean } =
     previousExternalId: p.previousExternalId ?? '', claimGroup: p.claimGroup ?? '', createdMs: CREATED,
     joinLanguageRef: p.language ? ref(keys.productsByLanguage(T, p.language)) : 0,
     joinCategoryRef: p.category ? ref(keys.productsByCategory(T, p.category)) : 0,
-    leaveRefs: (p.leave ?? []).map(ref), jobIndex: p.jobIndex ?? '', docJson: Buffer.from(JSON.stringify({ id: p.id, external_id: p.externalId ?? null })),
+    leaveRefs: (p.leave ?? []).map(ref), jobIndex: p.jobIndex ?? '', docJson: JSON.stringify({ id: p.id, external_id: p.externalId ?? null }),
     parentExternalId: p.parentExternalId ?? '', embeddingStatus: p.embeddingStatus ?? 'pending', textHash: p.textHash ?? '', textSourcesJson: p.textSources ?? '',
     itemDigest: p.itemDigest ?? '', projection: p.projection ?? [],
   }));
@@ -279,7 +280,7 @@ describe('settleItems', () => {
   const settle = (job: string, items: [externalId: string, itemDigest: string, index: number][]) =>
     redis.settleItems(
       keys.siteExternalIds(T, S), keys.productsSynced(T), keys.productsItemDigests(T), keys.jobResults(T, job), keys.jobCounts(T, job),
-      SYNCED, ...items.flat(),
+      SYNCED, packRows(items.flat()),
     );
 
   before(async () => {

@@ -3,8 +3,9 @@
 -- only read: a search index over them has nothing to re-index. The shared hashes are read once and
 -- written once per call.
 -- KEYS: 1 synced hash, 2 item digest hash, 3 job results (lib/jobResults), 4 job counts hash
---       (3 and 4 only with a job), then the product hashes, referred to by position from ARGV
--- ARGV: 1 synced-at, 2 job ('1' | '0'), then 5 values per product:
+--       (3 and 4 only with a job), then the product hashes, referred to by position from the rows
+-- ARGV: 1 synced-at, 2 job ('1' | '0'), 3 the rows: one MessagePack array of strings
+--   (store/packedRows.ts), 5 values per product:
 --   +0 product hash, +1 id, +2 expected rev, +3 item digest to store ('' = leave as is),
 --   +4 job item index
 -- Returns per product: 1 touched; 0 the revision differs (changed meanwhile); 2 the job item
@@ -12,24 +13,25 @@
 --- @include "lib/jobResults"
 local STRIDE = 5
 local synced, withJob = ARGV[1], ARGV[2] == '1'
+local A = cmsgpack.unpack(ARGV[3])
 local indexes, hasResult = {}, {}
 if withJob then
-  for a = 3, #ARGV, STRIDE do indexes[#indexes + 1] = tonumber(ARGV[a + 4]) end
+  for a = 1, #A, STRIDE do indexes[#indexes + 1] = tonumber(A[a + 4]) end
   hasResult = readJobResults(KEYS[3], indexes, #indexes)
 end
 local out, syncs, digests, doneIndexes, doneResults = {}, {}, {}, {}, {}
-for a = 3, #ARGV, STRIDE do
-  local id, index = ARGV[a + 1], indexes[#out + 1]
+for a = 1, #A, STRIDE do
+  local id, index = A[a + 1], indexes[#out + 1]
   local code = 0
   if withJob and hasResult[index] then
     code = 2
-  elseif redis.call('HGET', KEYS[tonumber(ARGV[a])], 'rev') == ARGV[a + 2] then
+  elseif redis.call('HGET', KEYS[tonumber(A[a])], 'rev') == A[a + 2] then
     code = 1
     syncs[#syncs + 1] = id
     syncs[#syncs + 1] = synced
-    if ARGV[a + 3] ~= '' then
+    if A[a + 3] ~= '' then
       digests[#digests + 1] = id
-      digests[#digests + 1] = ARGV[a + 3]
+      digests[#digests + 1] = A[a + 3]
     end
     if withJob then
       doneIndexes[#doneIndexes + 1] = index

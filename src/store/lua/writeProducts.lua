@@ -8,10 +8,11 @@
 -- KEYS: 1 change stream, 2 tenant translation-group hash, 3 tenant zset, 4 site zset,
 --       5 site external_id hash, 6 synced hash, 7 item digest hash, 8 embedding status counts,
 --       9 job results (lib/jobResults), 10 job counts hash (9 and 10 only with a job), then
---       product hashes and language/category zsets, referred to by position from ARGV
+--       product hashes and language/category zsets, referred to by position from the rows
 -- ARGV: 1 stream maxlen, 2 synced-at, 3 job ('1' | '0'), 4 position of the three audit stream keys
 --   ('0' = no audit event; else the call writes one product and 5.. hold its event, store/audit.ts),
---   then 17 values per product:
+--   then the rows: one MessagePack array of strings (store/packedRows.ts), 18 values per product
+--   and its projection pairs, at positions (in that array) from +0:
 --   +0 product hash, +1 id, +2 expected rev ('' = create), +3 new external_id ('' = none),
 --   +4 old external_id ('' = none), +5 translation group to claim ('' = none), +6 created score (ms),
 --   +7 language zset to add to ('0' = none), +8 category zset to add to ('0' = none),
@@ -28,38 +29,40 @@
 local STRIDE = 18
 local synced, withJob = ARGV[2], ARGV[3] == '1'
 local auditAt = tonumber(ARGV[4])
-local first = 5
-if auditAt > 0 then first = 9 + 2 * tonumber(ARGV[8]) end
+local rowsAt = 5
+if auditAt > 0 then rowsAt = 9 + 2 * tonumber(ARGV[8]) end
+-- The rows' values, one MessagePack array (store/packedRows.ts).
+local A = cmsgpack.unpack(ARGV[rowsAt])
 
 -- The hot loops below keep their own counters instead of `#t + 1` and call no helper per product:
 -- in Redis's Lua every table length, call and concatenation is interpreted (docs/BENCHMARKS.md).
--- The rows' positions in ARGV, their product keys and numbers of projection pairs, and every
+-- The rows' positions in A, their product keys and numbers of projection pairs, and every
 -- field of a shared hash that some row reads, and the rows' job item indexes.
 local rows, rowKeys, pairCounts, nRows = {}, {}, {}, 0
 local extWanted, groupWanted, jobIndexes = {}, {}, {}
 -- The product keys of the rows, while every row is a create: one EXISTS then answers for all of
 -- them (a bulk import's new products), instead of a read of each one's revision.
 local createKeys, nCreateKeys = {}, 0
-local a = first
-local nArgv = #ARGV
-while a <= nArgv do
+local a = 1
+local nValues = #A
+while a <= nValues do
   nRows = nRows + 1
   rows[nRows] = a
-  local pairCount = tonumber(ARGV[a + 17])
+  local pairCount = tonumber(A[a + 17])
   pairCounts[nRows] = pairCount
-  local pk = KEYS[tonumber(ARGV[a])]
+  local pk = KEYS[tonumber(A[a])]
   rowKeys[nRows] = pk
-  if createKeys and ARGV[a + 2] == '' then
+  if createKeys and A[a + 2] == '' then
     nCreateKeys = nCreateKeys + 1
     createKeys[nCreateKeys] = pk
   else
     createKeys = nil
   end
-  local newExt, oldExt = ARGV[a + 3], ARGV[a + 4]
+  local newExt, oldExt = A[a + 3], A[a + 4]
   if newExt ~= '' then extWanted[newExt] = true end
   if oldExt ~= '' then extWanted[oldExt] = true end
-  if ARGV[a + 5] ~= '' then groupWanted[newExt] = true end
-  if withJob then jobIndexes[nRows] = tonumber(ARGV[a + 10]) end
+  if A[a + 5] ~= '' then groupWanted[newExt] = true end
+  if withJob then jobIndexes[nRows] = tonumber(A[a + 10]) end
   a = a + STRIDE + 2 * pairCount
 end
 
@@ -98,8 +101,8 @@ local createdStatuses = {}
 
 for r = 1, nRows do
   local a = rows[r]
-  local pk, id, expected = rowKeys[r], ARGV[a + 1], ARGV[a + 2]
-  local newExt, oldExt, group = ARGV[a + 3], ARGV[a + 4], ARGV[a + 5]
+  local pk, id, expected = rowKeys[r], A[a + 1], A[a + 2]
+  local newExt, oldExt, group = A[a + 3], A[a + 4], A[a + 5]
   local create = expected == ''
   local rev = false
   if not noneExists then rev = redis.call('HGET', pk, 'rev') end
@@ -132,14 +135,14 @@ for r = 1, nRows do
       nOwnersChanged = nOwnersChanged + 1
       ownersChanged[nOwnersChanged] = oldExt
     end
-    local score = ARGV[a + 6]
+    local score = A[a + 6]
     if create then
       created[nCreated + 1] = score
       created[nCreated + 2] = id
       nCreated = nCreated + 2
     end
     for at = a + 7, a + 8 do
-      local ref = ARGV[at]
+      local ref = A[at]
       if ref ~= '0' then
         local list = adds[ref]
         local n = addLengths[ref]
@@ -152,16 +155,16 @@ for r = 1, nRows do
         addLengths[ref] = n + 2
       end
     end
-    if ARGV[a + 9] ~= '' then
-      for ref in string.gmatch(ARGV[a + 9], '%d+') do redis.call('ZREM', KEYS[tonumber(ref)], id) end
+    if A[a + 9] ~= '' then
+      for ref in string.gmatch(A[a + 9], '%d+') do redis.call('ZREM', KEYS[tonumber(ref)], id) end
     end
     -- Written as a string (Redis would format a Lua number with printf), answered as a number.
     local revNumber = create and 1 or tonumber(rev) + 1
     local newRev = create and '1' or tostring(revNumber)
-    local status = ARGV[a + 13]
-    local fields = { 'doc', ARGV[a + 11], 'parent_external_id', ARGV[a + 12], 'embedding_status', status, 'rev', newRev }
+    local status = A[a + 13]
+    local fields = { 'doc', A[a + 11], 'parent_external_id', A[a + 12], 'embedding_status', status, 'rev', newRev }
     local nFields = 8
-    local textHash, textSources, itemDigest = ARGV[a + 14], ARGV[a + 15], ARGV[a + 16]
+    local textHash, textSources, itemDigest = A[a + 14], A[a + 15], A[a + 16]
     if textHash ~= '' then
       fields[nFields + 1] = 'text_hash'
       fields[nFields + 2] = textHash
@@ -189,14 +192,14 @@ for r = 1, nRows do
     local drop, nDrop = nil, 0
     if not create and textHash ~= '' and textSources == '' then drop, nDrop = { 'text_sources' }, 1 end
     for p = a + STRIDE, a + STRIDE + 2 * pairCounts[r] - 1, 2 do
-      if ARGV[p + 1] ~= '' then
-        fields[nFields + 1] = ARGV[p]
-        fields[nFields + 2] = ARGV[p + 1]
+      if A[p + 1] ~= '' then
+        fields[nFields + 1] = A[p]
+        fields[nFields + 2] = A[p + 1]
         nFields = nFields + 2
       elseif not create then
         drop = drop or {}
         nDrop = nDrop + 1
-        drop[nDrop] = ARGV[p]
+        drop[nDrop] = A[p]
       end
     end
     if create then
