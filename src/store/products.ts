@@ -8,7 +8,6 @@ import type { DocumentProjection } from './projection.js';
 import type { Store } from './redis.js';
 import { embeddingStatusOf, type Page } from './docs.js';
 import { KeyTable } from './keyTable.js';
-import { packRows, type PackedValue } from './packedRows.js';
 import { touchProductsCall, writeProductsCall, type WriteProductsRow } from './scriptCalls.js';
 import { ProductWriteResult, SettleResult, TouchResult, WriteResult } from './scripts.js';
 
@@ -93,7 +92,11 @@ export type TouchOutcome = 'touched' | 'differs' | 'done';
 
 /** Products per script call: large enough to spread the call's cost, small enough to keep each call short. */
 const WRITE_BATCH = 100;
-/** Items per settleItems call: it only reads and compares, a fraction of a write's work per item. */
+/**
+ * Items per settleItems call: it only reads and compares, a fraction of a write's work per item.
+ * Its three values an item stay arguments of their own: packed as writeProducts' rows are
+ * (store/packedRows.ts), the unchanged run measured no faster (docs/BENCHMARKS.md).
+ */
 const SETTLE_BATCH = 500;
 
 /** Indexes of `items` grouped by `groupOf` (each group in item order). */
@@ -289,10 +292,10 @@ export class ProductRepository {
     const t = tenantId;
     const pipeline = this.redis.pipeline();
     for (let start = 0; start < items.length; start += SETTLE_BATCH) {
-      const batch: PackedValue[] = [];
+      const batch: (string | number)[] = [];
       for (const item of items.slice(start, start + SETTLE_BATCH)) batch.push(item.externalId, item.itemDigest, item.index);
       (pipeline as unknown as Store).settleItems(
-        keys.siteExternalIds(t, siteId), keys.productsSynced(t), keys.productsItemDigests(t), keys.jobResults(t, jobId), keys.jobCounts(t, jobId), synced, packRows(batch),
+        keys.siteExternalIds(t, siteId), keys.productsSynced(t), keys.productsItemDigests(t), keys.jobResults(t, jobId), keys.jobCounts(t, jobId), synced, ...batch,
       );
     }
     const out: Settled[] = [];

@@ -108,8 +108,7 @@ export interface ScriptCommands {
   /** Per item two values: a SettleResult and the id its external_id names. */
   settleItems(
     ...call: [externalIds: Key, synced: Key, itemDigests: Key, jobResults: Key, jobCounts: Key, syncedAt: string,
-      /** store/packedRows.ts: external_id, item digest, job item index per item. */
-      items: Buffer]
+      ...items: (string | number)[]]
   ): Promise<(SettleResult | string)[]>;
   deleteProduct(
     ...call: [product: Key, externalIds: Key, products: Key, siteProducts: Key, language: Key, category: Key, changes: Key,

@@ -8,26 +8,26 @@ import { privateRedis } from './privateRedis.js';
 
 const redis = privateRedis();
 
-/** Every value of the packed array as Lua sees it: its type and its bytes. */
-async function unpacked(values: PackedValue[]): Promise<{ types: string[]; bytes: Buffer[] }> {
-  const reply = (await redis.evalBuffer(
+/** Every value of the packed array as Lua sees it: its type and its text. */
+async function unpacked(values: PackedValue[]): Promise<{ types: string[]; texts: string[] }> {
+  const reply = (await redis.eval(
     `local t = cmsgpack.unpack(ARGV[1]) local out = {} for i = 1, #t do out[2 * i - 1] = type(t[i]) out[2 * i] = t[i] end return out`,
     0,
     packRows(values),
-  )) as Buffer[];
-  return { types: reply.filter((_, i) => i % 2 === 0).map(String), bytes: reply.filter((_, i) => i % 2 === 1) };
+  )) as string[];
+  return { types: reply.filter((_, i) => i % 2 === 0), texts: reply.filter((_, i) => i % 2 === 1) };
 }
 
 test('strings, numbers and bytes arrive as the strings their own arguments would be', async () => {
   const long = `${'ä'.repeat(50)}${'x'.repeat(70_000)}`;
   const values: PackedValue[] = ['', 'sku-1', 'grüße €', 'emoji 😀 and more', 0, 17, 1_700_000_000_123, -2.5, Buffer.from('{"a":"ö"}'), long, 'x'.repeat(96), 'ü'.repeat(96)];
-  const { types, bytes } = await unpacked(values);
+  const { types, texts } = await unpacked(values);
   assert.deepEqual(types, values.map(() => 'string'));
-  assert.deepEqual(bytes.map((b) => b.toString('utf8')), values.map((v) => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v))));
+  assert.deepEqual(texts, values.map((v) => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v))));
 });
 
 test('an empty array, and one of more values than a 16-bit MessagePack array holds', async () => {
-  assert.deepEqual((await unpacked([])).bytes, []);
+  assert.deepEqual((await unpacked([])).texts, []);
   const many = Array.from({ length: 70_000 }, (_, i) => (i % 3 === 0 ? i : `v${i}`));
   const count = await redis.eval(`local t = cmsgpack.unpack(ARGV[1]) return {#t, t[1], t[2], t[70000]}`, 0, packRows(many));
   assert.deepEqual(count, [70_000, '0', 'v1', '69999']);

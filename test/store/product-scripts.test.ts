@@ -6,7 +6,6 @@ import { before, describe, test } from 'node:test';
 import { auditArgs, auditKeys, type AuditActor, type AuditArgs } from '../../src/store/audit.js';
 import { keys } from '../../src/store/keys.js';
 import { KeyTable } from '../../src/store/keyTable.js';
-import { packRows } from '../../src/store/packedRows.js';
 import { touchProductsCall, writeProductsCall, type TouchProductsRow, type WriteProductsRow } from '../../src/store/scriptCalls.js';
 import { ProductWriteResult, SettleResult, TouchResult, WriteResult } from '../../src/store/scripts.js';
 import { keyspace, newest, privateRedis } from './privateRedis.js';
@@ -280,7 +279,7 @@ describe('settleItems', () => {
   const settle = (job: string, items: [externalId: string, itemDigest: string, index: number][]) =>
     redis.settleItems(
       keys.siteExternalIds(T, S), keys.productsSynced(T), keys.productsItemDigests(T), keys.jobResults(T, job), keys.jobCounts(T, job),
-      SYNCED, packRows(items.flat()),
+      SYNCED, ...items.flat(),
     );
 
   before(async () => {

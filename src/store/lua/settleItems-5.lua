@@ -4,19 +4,17 @@
 -- Every other item is left to the full upsert, with the product its external_id names.
 -- KEYS: 1 site external_id hash, 2 synced hash, 3 item digest hash, 4 job results (lib/jobResults),
 --       5 job counts hash
--- ARGV: 1 synced-at, 2 the items: one MessagePack array of strings (store/packedRows.ts), 3
---   values per item: +0 external_id, +1 item digest, +2 job item index
+-- ARGV: 1 synced-at, then 3 values per item: +0 external_id, +1 item digest, +2 job item index
 -- Returns per item two values: 1 unchanged, 2 the job item has a result already, or 0 unsettled;
 -- then the id of the product its external_id names ('' = none).
 --- @include "lib/jobResults"
 local synced = ARGV[1]
-local A = cmsgpack.unpack(ARGV[2])
 local exts, indexes = {}, {}
 local n = 0
-for a = 1, #A, 3 do
+for a = 2, #ARGV, 3 do
   n = n + 1
-  exts[n] = A[a]
-  indexes[n] = tonumber(A[a + 2])
+  exts[n] = ARGV[a]
+  indexes[n] = tonumber(ARGV[a + 2])
 end
 local ids = redis.call('HMGET', KEYS[1], unpack(exts))
 local hasResult = readJobResults(KEYS[4], indexes, n)
@@ -34,7 +32,7 @@ for i = 1, n do
     k = k + 1
     if hasResult[indexes[i]] then
       code = 2
-    elseif digests[k] == A[3 * i - 1] then
+    elseif digests[k] == ARGV[3 * i] then
       code = 1
       syncs[#syncs + 1] = id
       syncs[#syncs + 1] = synced
