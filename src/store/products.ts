@@ -94,7 +94,7 @@ export type TouchOutcome = 'touched' | 'differs' | 'done';
 const WRITE_BATCH = 100;
 /**
  * Items per settleItems call: it only reads and compares, a fraction of a write's work per item.
- * Its three values an item stay arguments of their own: packed as writeProducts' rows are
+ * An item's three values stay arguments of their own: packed as writeProducts' rows are
  * (store/packedRows.ts), the unchanged run measured no faster (docs/BENCHMARKS.md).
  */
 const SETTLE_BATCH = 500;
