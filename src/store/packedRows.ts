@@ -23,7 +23,9 @@ const NUMBER_MAX = 24;
  */
 export function packRows(values: readonly PackedValue[]): Buffer {
   // Sized for short strings being ASCII, as row values nearly always are (a fresh buffer three
-  // times too large costs its page faults); one that is not grows the buffer.
+  // times too large costs its page faults); `size` stays the room every value needs at most, and
+  // one that is not ASCII adds its extra bytes, growing the buffer by half at least when it must (a
+  // catalogue's non-ASCII external_ids would otherwise copy it once per value).
   let size = HEADER;
   for (const value of values) {
     size += HEADER + (typeof value === 'string' ? (value.length > SHORT ? Buffer.byteLength(value) : value.length) : typeof value === 'number' ? NUMBER_MAX : value.length);
@@ -41,10 +43,12 @@ export function packRows(values: readonly PackedValue[]): Buffer {
     else {
       length = writeAscii(out, value, start);
       if (length < 0) {
-        const bytes = Buffer.byteLength(value);
-        const grown = Buffer.allocUnsafe(out.length + bytes - value.length);
-        out.copy(grown, 0, 0, start);
-        out = grown;
+        size += Buffer.byteLength(value) - value.length;
+        if (size > out.length) {
+          const grown = Buffer.allocUnsafe(Math.max(size, out.length + (out.length >> 1)));
+          out.copy(grown, 0, 0, start);
+          out = grown;
+        }
         length = out.write(value, start, 'utf8');
       }
     }

@@ -32,3 +32,9 @@ test('an empty array, and one of more values than a 16-bit MessagePack array hol
   const count = await redis.eval(`local t = cmsgpack.unpack(ARGV[1]) return {#t, t[1], t[2], t[70000]}`, 0, packRows(many));
   assert.deepEqual(count, [70_000, '0', 'v1', '69999']);
 });
+
+test('many short non-ASCII values in one call (each grows the room it needs)', async () => {
+  const values: PackedValue[] = Array.from({ length: 2_000 }, (_, i) => (i % 2 === 0 ? `Größe-${i}-€` : `sku-${i}`));
+  const { texts } = await unpacked(values);
+  assert.deepEqual(texts, values);
+});
