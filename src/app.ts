@@ -19,6 +19,7 @@ import { DEFAULT_OAUTH_LIFETIMES, type OAuthLifetimes } from './config.js';
 import { ApiKeyService } from './domain/apiKeys.js';
 import { CategoryService } from './domain/categories.js';
 import { AuditLog } from './domain/audit.js';
+import { CheckedLines } from './domain/checkedLines.js';
 import { IngestService } from './domain/ingest.js';
 import { KnowledgeEntryService } from './domain/knowledgeEntries.js';
 import { OAuthService } from './domain/oauth/service.js';
@@ -106,6 +107,7 @@ export function createServices(redis: Store, options: ServiceOptions = {}) {
         }
       : null,
     embeddingStatus,
+    checkedLines: new CheckedLines(),
   });
   const entries = new EntryRepository(redis, projection);
   const knowledgeEntries = new KnowledgeEntryService(entries, queues.embed ?? noEntryEmbedding, searchRefresh);

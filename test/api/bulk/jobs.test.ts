@@ -9,7 +9,7 @@ import { JOB_TTL_SECONDS } from '../../../src/store/jobs.js';
 import { keys } from '../../../src/store/keys.js';
 import {
   stack, t, useStack, BULK, PRODUCTS, JOBS, UUID_V4, NDJSON, JSON_TYPE,
-  newSite, item, ndjson, postBulk, waitJob, listAll, totalCount, assertJobShape,
+  newSite, item, ndjson, postBulk, waitJob, listAll, totalCount, assertJobShape, TITLE_TOO_SHORT, NOT_AN_OBJECT, JSON_INVALID,
 } from './fixtures.js';
 
 useStack();
@@ -315,5 +315,31 @@ describe('re-sent items', () => {
     const second = await postBulk(site, ndjson(anonymous), NDJSON, { query: 'wait=true' });
     assert.equal(second.body.counts.created, 2, 'without an upsert key every item is a new product');
     assert.equal(await totalCount(site), 4);
+  });
+
+  test('a line sent again is answered as the first time: its errors again, its product by its external_id, into any site', async () => {
+    const site = await newSite();
+    const other = await newSite();
+    // Valid with and without an external_id, an invalid item, a value that is no object, no JSON.
+    const body = ndjson([item('again-1'), item('again-bad', { title: '' }), item(null, { title: 'No key' }), 7]) + '{"title":\n';
+    const counts = [];
+    for (const target of [site, site, other]) {
+      const res = await postBulk(target, body, NDJSON);
+      assert.equal(res.status, 202, res.text);
+      assert.equal(res.body.accepted, 2);
+      assert.deepEqual(res.body.errors, [
+        { index: 1, detail: TITLE_TOO_SHORT },
+        { index: 3, detail: NOT_AN_OBJECT },
+        { index: 4, detail: JSON_INVALID },
+      ]);
+      counts.push((await waitJob(res.body.job_id)).counts);
+    }
+    assert.deepEqual(counts, [
+      { created: 2, updated: 0, unchanged: 0, failed: 0, rejected: 3 },
+      { created: 1, updated: 0, unchanged: 1, failed: 0, rejected: 3 },
+      { created: 2, updated: 0, unchanged: 0, failed: 0, rejected: 3 },
+    ]);
+    assert.equal(await totalCount(site), 3);
+    assert.deepEqual((await listAll(other)).map((p) => p.external_id ?? null).sort(), ['again-1', null]);
   });
 });
