@@ -64,8 +64,8 @@ export interface IngestServiceOptions {
   embed: JobEmbeddingScheduler | null;
   /** The tenant's embedding rate, for a job's progress. */
   embeddingStatus: EmbeddingStatusService;
-  /** Bulk lines found valid lately: one sent again skips its parse and check. Null: every line is checked. */
-  checkedLines: CheckedLines | null;
+  /** Bulk lines found valid lately: one sent again skips its parse and check. */
+  checkedLines: CheckedLines;
 }
 
 export class IngestService {
@@ -82,9 +82,10 @@ export class IngestService {
     const checked = this.deps.checkedLines;
     for (let index = 0; index < body.count; index++) {
       if (index > 0 && index % CHECKS_PER_TURN === 0) await nextTurn();
+      // An NDJSON line is known by its bytes; a JSON array's items have none of their own.
       const line = body.lines?.[index];
-      const key = line && checked ? checked.keyOf(line) : null;
-      let externalId = key !== null ? checked!.externalIdOf(key) : undefined;
+      const key = line ? checked.keyOf(line) : null;
+      let externalId = key === null ? undefined : checked.externalIdOf(key);
       if (externalId === undefined) {
         const item = body.item(index);
         if (item === NOT_JSON) {
@@ -97,7 +98,7 @@ export class IngestService {
           continue;
         }
         externalId = (item as ProductInput).external_id || '';
-        if (key !== null) checked!.add(key, externalId);
+        if (key !== null) checked.add(key, externalId);
       }
       if (!chunk || chunk.lines.length === CHUNK) chunks.push((chunk = { indexes: [], ids: [], externalIds: [], lines: [] }));
       chunk.indexes.push(index);
