@@ -11,7 +11,7 @@
 //   1. Engine time, in this process (bench/support/searchEngineBench.ts): each engine built over
 //      the stored catalogue — the built-in replica read from Redis (time, memory); the Query
 //      Engine's products index dropped and re-created over the stored documents (time to the first
-//      answer and to the end of the server's scan; then the text-only index KCS_EMBEDDER=none
+//      answer and until it has read them all; then the text-only index KCS_EMBEDDER=none
 //      searches, the same way) — then keyword, semantic and hybrid searches
 //      called directly, one after another (p50/p99, queries/s), related products, and recall@10 of
 //      the vector search against an exact brute-force scan, unfiltered and under filters.
@@ -55,7 +55,7 @@ import { ms, Summary } from './support/searchSummary.js';
 
 // The budget: data, writes, the build, 2 × 3 query sets, recall, two serve builds and 12 HTTP runs
 // per engine, with margin. The Query Engine's writes are slower (the server indexes inline) and
-// it scans the catalogue twice more (the products index re-created, the text-only index for
+// it indexes the catalogue twice more (the products index re-created, the text-only index for
 // KCS_EMBEDDER=none), but it has no replica to build; its queries are round trips.
 const httpSeconds = 12 * (SECONDS + WARMUP_SECONDS + 10);
 const builtinSeconds = PRODUCTS * 0.009 + (QUERIES * 6 + RECALL_QUERIES * 4) * 0.02 + httpSeconds;

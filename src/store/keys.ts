@@ -112,6 +112,8 @@ export const keys = {
   sitesPurging: (t: string) => `${tenantPrefix(t)}:sites:purging`,
   /** A Redis Query Engine index of the tenant (`products` or `entries`, with layout version and model). */
   searchIndex: (t: string, name: string) => `${tenantPrefix(t)}:ft:${name}`,
+  /** Present while a Query Engine index still owes a read of the documents stored before it (search/redisQuery/schema.ts). */
+  searchIndexOwed: (t: string, name: string) => `${tenantPrefix(t)}:ft:owed:${name}`,
   /** The layout the tenant's stored data has been migrated to (store/layoutMigration.ts). */
   storedLayout: (t: string) => `${tenantPrefix(t)}:layout`,
   /** The search projection version every document of the tenant carries (absent: not projected yet). */

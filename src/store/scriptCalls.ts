@@ -172,6 +172,8 @@ export const projectDocumentsCall = (c: ProjectDocumentsCall): ScriptCall =>
 
 export const readHashesCall = (hashes: Key[], fields: readonly string[]): ScriptCall => call(hashes, [...fields]);
 
+export const reindexDocumentsCall = (hashes: Key[]): ScriptCall => call(hashes, []);
+
 export const renameFieldsCall = (hashes: Key[], renames: readonly (readonly [from: string, to: string])[]): ScriptCall =>
   call(hashes, renames.flat());
 

@@ -133,6 +133,8 @@ export interface ScriptCommands {
   projectDocuments(...call: ScriptCall): Promise<number>;
   /** The number of hashes changed. */
   renameFields(...call: ScriptCall): Promise<number>;
+  /** The number of hashes written again. */
+  reindexDocuments(...call: ScriptCall): Promise<number>;
   /** The number of hashes changed; -1: not now (another model is the tenant's, or a re-embed runs). */
   dropStaleVectors(...call: ScriptCall): Promise<number>;
   readHashes(...call: ScriptCall): Promise<(string | null)[]>;

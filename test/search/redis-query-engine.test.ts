@@ -15,7 +15,8 @@ import { VectorRepository } from '../../src/store/vectors.js';
 import { searchModuleAt, SKIP_WITHOUT_QUERY_ENGINE } from '../helpers/queryEngine.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { ServingModels } from '../../src/search/servingModels.js';
-import { collectionOf } from '../../src/search/redisQuery/schema.js';
+import { collectionOf, dropOtherModelIndexes, TenantIndexes } from '../../src/search/redisQuery/schema.js';
+import { parseInfoReply } from '../../src/search/redisQuery/replies.js';
 import {
   DIM, MODEL, SEARCH_PRODUCTS, axis, keysOf, openDomain, productSearch, sorted, uniqueSlug, within, writeCatalogue,
   type Domain,
@@ -74,8 +75,9 @@ if (!available) {
       const first = await engine();
       assert.ok(projected.includes(tenantId), 'start hands the unprojected tenant to the projection job');
       assert.equal(await redis.get(keys.searchProjection(tenantId)), queryEngineProjection.version);
-      // The tenant's indexes are new: the server reads the stored documents in the background (a scan of
-      // its whole keyspace, seconds on a busy shared server); searches answer from what is read so far.
+      // The tenant's indexes are new: they read the stored documents (written again by kcs, or by the
+      // server's scan of its whole keyspace where the tenant is a large share of it); searches answer
+      // from what is read so far.
       const lantern = async () => keysOf((await first.searchProducts(tenantId, productSearch({ query: 'lantern' }))).hits, cat.key);
       await within(60_000, 'the new index has read the stored documents', async () => (await lantern()).length === 2, 100);
       assert.deepEqual(await lantern(), ['lantern', 'tent']);
@@ -160,6 +162,54 @@ if (!available) {
       assert.deepEqual((await e.searchProducts(tenantId, productSearch({ mode: 'semantic', vector: axis(1) }))).hits, [], 'no vector of its model');
       assert.ok(await new VectorRepository(redis).store(tenantId, { kind: 'product', id }, { textHash, model: MODEL, vectors: { description: axis(1) } }));
       assert.deepEqual((await e.searchProducts(tenantId, productSearch({ mode: 'semantic', vector: axis(1) }))).hits.map((h) => h.id), [id]);
+    });
+  });
+
+  describe('Redis Query Engine: a new index over stored documents', () => {
+    let domain: Domain;
+    let redis: Store;
+    before(async () => {
+      domain = await openDomain(url!, undefined, 'redis-query-engine');
+      redis = connectRedis(url!);
+      await redis.connect();
+    });
+    after(() => {
+      redis.disconnect();
+      domain.close();
+    });
+
+    test('reads the tenant\'s own documents, written again, and owes nothing after; a read left owed by a process that died is taken up by the next', async () => {
+      const tenantId = (await domain.services.tenants.create(uniqueSlug('rq'), 'rqe')).id;
+      await writeCatalogue(domain, tenantId);
+      const stored = await redis.zcard(keys.products(tenantId));
+      // Another model: indexes the tenant does not have yet.
+      const options = { modelId: `read-test-${tenantId.slice(0, 8)}`, dimension: DIM };
+      const c = collectionOf('product', tenantId, options);
+      const indexed = async () => Number(parseInfoReply(await redis.call('FT.INFO', c.index)).get('num_docs'));
+      try {
+        await new TenantIndexes(redis, options).ensure(tenantId);
+        await within(30_000, 'the new index has read the stored products', async () => (await indexed()) === stored, 50);
+        await within(30_000, 'the read is no longer owed', async () => (await redis.exists(c.owed)) === 0, 50);
+
+        // The index created, then the process gone before the read: the index exists, the read is owed.
+        await redis.call('FT.DROPINDEX', c.index);
+        await redis.set(c.owed, '1');
+        await new TenantIndexes(redis, options).createEmpty(tenantId);
+        assert.equal(await indexed(), 0, 'created without reading anything');
+        await new TenantIndexes(redis, options).ensure(tenantId);
+        await within(30_000, 'the next process has read the stored products', async () => (await indexed()) === stored, 50);
+        await within(30_000, 'the read is no longer owed', async () => (await redis.exists(c.owed)) === 0, 50);
+        // A filled index is taken as it is: nothing is written again (a document indexed again gets a new internal id).
+        const [first] = await redis.zrange(keys.products(tenantId), '0', '0');
+        const internalId = () => redis.call('FT.DEBUG', 'DOCIDTOID', c.index, c.prefix + first).then(String, () => null);
+        const before = await internalId();
+        await new TenantIndexes(redis, options).ensure(tenantId);
+        assert.equal(await redis.exists(c.owed), 0);
+        if (before !== null) assert.equal(await internalId(), before);
+      } finally {
+        await dropOtherModelIndexes(redis, tenantId, [MODEL]);
+      }
+      assert.equal(await redis.exists(c.owed), 0, 'dropping an index drops its owed read too');
     });
   });
 

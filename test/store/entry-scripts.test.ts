@@ -1,12 +1,13 @@
 // The knowledge-entry and read scripts on their own, against a private redis-server: writeEntry,
-// deleteEntry, pageEntries, projectDocuments and readHashes, each return code (store/scripts.ts),
+// deleteEntry, pageEntries, projectDocuments, reindexDocuments and readHashes, each return code (store/scripts.ts),
 // and that a refused write (or a read) leaves nothing behind.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
+import type { Redis } from 'ioredis';
 import { auditArgs, auditKeys, type AuditActor } from '../../src/store/audit.js';
 import { keys } from '../../src/store/keys.js';
 import { readHashes } from '../../src/store/redis.js';
-import { deleteEntryCall, pageEntriesCall, projectDocumentsCall, readHashesCall, writeEntryCall, type PageEntriesCall } from '../../src/store/scriptCalls.js';
+import { deleteEntryCall, pageEntriesCall, projectDocumentsCall, readHashesCall, reindexDocumentsCall, writeEntryCall, type PageEntriesCall } from '../../src/store/scriptCalls.js';
 import { WriteResult } from '../../src/store/scripts.js';
 import { keyspace, newest, privateRedis } from './privateRedis.js';
 
@@ -162,7 +163,7 @@ describe('pageEntries', () => {
   });
 });
 
-describe('projectDocuments and readHashes', () => {
+describe('projectDocuments, reindexDocuments and readHashes', () => {
   const doc = (id: string) => keys.product(T, `proj-${id}`);
   const fields = ['f:version', 'v2', 'f:title', 'Title', 'f:old', ''];
 
@@ -180,6 +181,33 @@ describe('projectDocuments and readHashes', () => {
     assert.deepEqual(await Promise.all(['moved-on', 'projected'].map((id) => redis.hgetall(doc(id)))), untouched);
     assert.equal(await redis.exists(doc('missing')), 0);
     assert.equal(await redis.projectDocuments(...call), 0, 'a second run finds them all projected');
+  });
+
+  test('reindexDocuments: writes each present hash\'s rev again, unchanged (a keyspace event per hash), creates nothing; the count', async () => {
+    await redis.hset(doc('again-1'), 'rev', '4', 'doc', 'd');
+    await redis.hset(doc('again-2'), 'doc', 'no rev');
+    const before = await Promise.all(['again-1', 'again-2'].map((id) => redis.hgetall(doc(id))));
+    // The event is what makes the Query Engine index a hash again (search/redisQuery/schema.ts).
+    await redis.config('SET', 'notify-keyspace-events', 'Kh');
+    const subscriber = (redis as Redis).duplicate();
+    const events: string[] = [];
+    const ended = new Promise<void>((resolve) => subscriber.on('pmessage', (_pattern: string, channel: string, message: string) => {
+      if (channel === 'test:end') resolve();
+      else events.push(`${message} ${channel.slice(channel.indexOf(':') + 1)}`);
+    }));
+    try {
+      if (subscriber.status !== 'ready') await subscriber.connect();
+      await subscriber.psubscribe('__keyspace@0__:*', 'test:end');
+      assert.equal(await redis.reindexDocuments(...reindexDocumentsCall([doc('again-1'), doc('again-2'), doc('again-3')])), 1);
+      await redis.publish('test:end', '');
+      await ended;
+    } finally {
+      subscriber.disconnect();
+      await redis.config('SET', 'notify-keyspace-events', '');
+    }
+    assert.deepEqual(events, [`hset ${doc('again-1')}`], 'one hset event, for the hash with a rev');
+    assert.deepEqual(await Promise.all(['again-1', 'again-2'].map((id) => redis.hgetall(doc(id)))), before);
+    assert.equal(await redis.exists(doc('again-3')), 0);
   });
 
   test('readHashes: the fields of each hash in key order, nil for a missing hash or field', async () => {

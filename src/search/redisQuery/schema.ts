@@ -2,10 +2,12 @@
 // themselves (`kcs:{t:<id>}:product:*`, `…:entry:*`). Their fields are the projection written with
 // each document (`f:*`, see projection.ts), the model id of its vectors (`embedding_model`) and the vectors
 // the embed worker stores (`v:*`), so nothing is copied and no process keeps anything in step.
+import { allEntryIds } from '../../store/knowledgeEntries.js';
 import type { Store } from '../../store/redis.js';
 import { keys } from '../../store/keys.js';
-import { vectorField } from '../../store/vectors.js';
 import { parseInfoReply } from './replies.js';
+import { reindexDocumentsCall } from '../../store/scriptCalls.js';
+import { vectorField } from '../../store/vectors.js';
 
 /** Version of the projection's field layout: part of the index name, and of each tenant's marker. */
 export const PROJECTION_VERSION = '1';
@@ -30,9 +32,12 @@ export const F = {
 
 export interface Collection {
   kind: 'product' | 'entry';
+  tenantId: string;
   /** The key prefix of the collection's document hashes. */
   prefix: string;
   index: string;
+  /** The key present while the index still owes a read of the documents stored before it. */
+  owed: string;
   /** Hash fields of the model's vectors: content (products: the description vector) and anchor; null without a model. */
   vectorFields: { content: string; anchor: string } | null;
 }
@@ -54,10 +59,13 @@ const KINDS = {
 /** The collection of a tenant's products or entries under the index options. */
 export function collectionOf(kind: Collection['kind'], tenantId: string, options: IndexOptions): Collection {
   const { key, name, content } = KINDS[kind];
+  const indexName = `${name}:v${PROJECTION_VERSION}:${modelPart(options)}`;
   return {
     kind,
+    tenantId,
     prefix: key(tenantId, ''),
-    index: keys.searchIndex(tenantId, `${name}:v${PROJECTION_VERSION}:${modelPart(options)}`),
+    index: keys.searchIndex(tenantId, indexName),
+    owed: keys.searchIndexOwed(tenantId, indexName),
     vectorFields: options.modelId ? { content: vectorField(options.modelId, content), anchor: vectorField(options.modelId, 'anchor') } : null,
   };
 }
@@ -74,7 +82,7 @@ function vectors(c: Collection, options: IndexOptions): string[] {
   return [...hnsw(c.vectorFields.content, F.content), ...hnsw(c.vectorFields.anchor, F.anchorVector)];
 }
 
-function schema(c: Collection, options: IndexOptions): string[] {
+export function schema(c: Collection, options: IndexOptions): string[] {
   const common = [...tag(F.id), ...tag(F.language), ...tag(F.baseLanguage), ...numeric(F.anchor), ...numeric(F.created, 'SORTABLE')];
   if (c.kind === 'product') {
     return [
@@ -124,16 +132,34 @@ export async function dropOtherModelIndexes(redis: Store, tenantId: string, kept
     } catch (error) {
       if (!/unknown index|no such index/i.test((error as Error).message)) throw error;
     }
+    await redis.del(keys.searchIndexOwed(tenantId, name.slice(prefix.length)));
   }
   return stale;
 }
 
 /**
- * How long a search waits for a new index's first scan over documents stored before it (a new
- * tenant's index has none; a large catalogue moving to the Query Engine takes longer, and its
- * searches answer from what is indexed so far rather than hang).
+ * How long a search waits for a new index to read the documents stored before it (a new tenant's
+ * index has none; a large catalogue moving to the Query Engine takes longer, and its searches
+ * answer from what is read so far rather than hang).
  */
-const SCAN_WAIT_MS = 2_000;
+const READ_WAIT_MS = 2_000;
+
+/** Documents written again per script call while a new index reads them. */
+const REINDEX_BATCH = 500;
+
+/**
+ * A new index reads the tenant's documents by their being written again where the server holds
+ * more than this many keys per document; else by the server's scan. The scan reads ~32,000 keys
+ * a second; a document written again costs ~0.1 ms, up to ~1 ms where a 512-d vector index of the
+ * tenant indexes it again too (docs/BENCHMARKS.md, "Seventeenth session").
+ */
+export const WRITE_AGAIN_SHARE = 32;
+
+/** Resolves when `work` does, or after `ms` (its failure then goes unseen here). */
+async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
+}
 
 /**
  * How long a process takes a tenant's indexes for existing before it asks the server again: an
@@ -145,6 +171,8 @@ const CREATED_TTL_MS = 60_000;
 /** The indexes of each tenant, created once per process on first use (and checked every minute). */
 export class TenantIndexes {
   private readonly created = new Map<string, { at: number; done: Promise<void> }>();
+  /** The reads of stored documents under way in this process, by `owed` key. */
+  private readonly reading = new Map<string, Promise<void>>();
 
   constructor(
     private readonly redis: Store,
@@ -166,39 +194,93 @@ export class TenantIndexes {
   }
 
   /**
-   * Both indexes of a tenant that has no document yet: created without the server's scan of the
-   * whole keyspace (seconds on a large server), since there is nothing to find; every document
+   * Both indexes of a tenant that has no document yet: nothing stored to read; every document
    * written from now on is indexed as it is stored.
    */
   createEmpty(tenantId: string): Promise<void> {
     return this.remember(tenantId, false);
   }
 
-  private remember(tenantId: string, scan: boolean): Promise<void> {
-    const done = Promise.all([this.create(this.products(tenantId), scan), this.create(this.entries(tenantId), scan)]).then(() => undefined);
+  private remember(tenantId: string, read: boolean): Promise<void> {
+    const done = Promise.all([this.create(this.products(tenantId), read), this.create(this.entries(tenantId), read)]).then(() => undefined);
     const created = { at: performance.now(), done };
     this.created.set(tenantId, created);
     done.catch(() => this.created.get(tenantId) === created && this.created.delete(tenantId));
     return done;
   }
 
-  /** Creates the index unless it exists; `scan`: it reads the documents stored before it (waiting a little for that). */
-  private async create(c: Collection, scan: boolean): Promise<void> {
-    try {
-      await this.redis.call('FT.CREATE', c.index, 'ON', 'HASH', 'PREFIX', '1', c.prefix, ...(scan ? [] : ['SKIPINITIALSCAN']), 'STOPWORDS', '0', 'SCHEMA', ...schema(c, this.options));
-    } catch (error) {
-      if (/already exists/i.test((error as Error).message)) return;
-      throw error;
+  /**
+   * Creates the index unless it exists; `read`: it reads the documents stored before it (waiting a
+   * little for that). The server's initial scan reads its whole keyspace, every tenant's, one index
+   * at a time (~30 s per million keys); writing the tenant's documents again instead makes every
+   * index over them read them again (up to ~1 ms a document next to a 512-d vector index). So a
+   * tenant whose documents are a small share of the server's keys is read by writing them again:
+   * the `owed` key is set before the index and removed once they all are written, so a process
+   * that dies between the two leaves the work to the next one (docs/BENCHMARKS.md, "Seventeenth
+   * session").
+   */
+  private async create(c: Collection, read: boolean): Promise<void> {
+    let ids: string[] | null = null;
+    if (read) {
+      const exists = await this.exists(c.index);
+      if (exists && (await this.redis.exists(c.owed)) === 0) return;
+      ids = await this.documentIds(c);
+      if (!exists && (await this.redis.dbsize()) <= WRITE_AGAIN_SHARE * ids.length) return this.createScanned(c);
+      if (!exists) await this.redis.set(c.owed, '1');
     }
-    if (!scan) return;
-    // A new index over existing documents reads them in the background: wait for that first scan.
-    const deadline = Date.now() + SCAN_WAIT_MS;
-    while (Date.now() < deadline && (await this.indexing(c.index))) await new Promise((r) => setTimeout(r, 20));
+    await this.createIndex(c, { scan: false });
+    if (ids === null) return;
+    let reading = this.reading.get(c.owed);
+    if (!reading) {
+      reading = this.writeAgain(c, ids).finally(() => this.reading.delete(c.owed));
+      this.reading.set(c.owed, reading);
+    }
+    // Searches answer from what is read so far after a while; the read goes on, and one that fails
+    // is taken up again by the next ensure() (the `owed` key stays).
+    await waitAtMost(reading, READ_WAIT_MS);
   }
 
-  private async indexing(index: string): Promise<boolean> {
-    const info = parseInfoReply(await this.redis.call('FT.INFO', index));
-    return Number(info.get('indexing') ?? 0) !== 0;
+  /** FT.CREATE of the collection's index, with or without the server's initial scan; false where it exists already. */
+  private async createIndex(c: Collection, { scan }: { scan: boolean }): Promise<boolean> {
+    try {
+      await this.redis.call('FT.CREATE', c.index, 'ON', 'HASH', 'PREFIX', '1', c.prefix, ...(scan ? [] : ['SKIPINITIALSCAN']), 'STOPWORDS', '0', 'SCHEMA', ...schema(c, this.options));
+      return true;
+    } catch (error) {
+      if (/already exists/i.test((error as Error).message)) return false;
+      throw error;
+    }
+  }
+
+  /** The index read by the server's own scan, waited for a little. */
+  private async createScanned(c: Collection): Promise<void> {
+    if (!(await this.createIndex(c, { scan: true }))) return;
+    const deadline = Date.now() + READ_WAIT_MS;
+    while (Date.now() < deadline && Number(parseInfoReply(await this.redis.call('FT.INFO', c.index)).get('indexing') ?? 0) !== 0) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  private documentIds({ kind, tenantId }: Collection): Promise<string[]> {
+    return kind === 'product' ? this.redis.zrange(keys.products(tenantId), '0', '-1') : allEntryIds(this.redis, tenantId);
+  }
+
+  /** Writes the collection's documents again, batch by batch, so that the index reads them; then it owes nothing. */
+  private async writeAgain({ kind, tenantId, owed }: Collection, ids: string[]): Promise<void> {
+    const key = kind === 'product' ? keys.product : keys.entry;
+    for (let i = 0; i < ids.length; i += REINDEX_BATCH) {
+      await this.redis.reindexDocuments(...reindexDocumentsCall(ids.slice(i, i + REINDEX_BATCH).map((id) => key(tenantId, id))));
+    }
+    await this.redis.del(owed);
+  }
+
+  private async exists(index: string): Promise<boolean> {
+    try {
+      await this.redis.call('FT.INFO', index);
+      return true;
+    } catch (error) {
+      if (/unknown index|no such index/i.test((error as Error).message)) return false;
+      throw error;
+    }
   }
 }
 
