@@ -61,6 +61,7 @@ export class MicroBatcher {
   release(): void {
     this.held?.release();
     this.held = null;
+    for (const start of this.waitingCalls.splice(0)) start();
   }
 
   /**
@@ -97,8 +98,13 @@ export class MicroBatcher {
 
   /** One model call, once a thread is free (the model is CPU-bound: more calls only contend). */
   private async call(texts: string[]): Promise<Float32Array[]> {
-    while (this.held) await this.held.released;
-    if (this.calls >= (this.embedder.parallelism ?? 1)) await new Promise<void>((start) => this.waitingCalls.push(start));
+    // A hold also stops the calls that were waiting for a thread when it began: each looks again
+    // once woken (a call that ends wakes one; a release, or close, wakes them all).
+    for (;;) {
+      while (this.held) await this.held.released;
+      if (this.closed || this.calls < (this.embedder.parallelism ?? 1)) break;
+      await new Promise<void>((start) => this.waitingCalls.push(start));
+    }
     if (this.closed) throw new BatcherClosedError();
     this.calls++;
     try {

@@ -48,6 +48,23 @@ test('hold: no call starts until release', async () => {
   assert.deepEqual((await pending).map((v) => v[0]), [1]);
 });
 
+test('hold: calls waiting for a thread when it begins do not start either; after release every thread is used again', async () => {
+  const embedder = new CountingEmbedder(2);
+  const batcher = new MicroBatcher(embedder, 64);
+  // 64 texts: four calls of 16, two running and two waiting for a thread.
+  const pending = batcher.embed(Array.from({ length: 64 }, (_, i) => `t${i}`));
+  await delay(5);
+  assert.equal(embedder.running, 2);
+  batcher.hold();
+  await delay(60);
+  assert.deepEqual(embedder.calls, [16, 16], 'the two running calls finished; the waiting two did not start');
+  assert.equal(embedder.running, 0);
+  batcher.release();
+  await delay(5);
+  assert.equal(embedder.running, 2, 'both waiting calls start at once');
+  assert.equal((await pending).length, 64);
+});
+
 test('close refuses new texts and calls not started (held ones included)', async () => {
   const batcher = new MicroBatcher(new CountingEmbedder(1), 1);
   batcher.hold();
