@@ -9,6 +9,7 @@
 // initial scan, as kcs always did before, which reads the whole keyspace. Each is timed until the
 // index holds every product; two rounds, alternating. Everything written is removed at the end.
 import { createServices } from '../src/app.js';
+import type { ProductInput } from '../src/domain/products.js';
 import { searchWrites } from '../src/search/index.js';
 import { parseInfoReply } from '../src/search/redisQuery/replies.js';
 import { collectionOf, hasQueryEngine, schema, TenantIndexes, WRITE_AGAIN_SHARE, type IndexOptions } from '../src/search/redisQuery/schema.js';
@@ -51,7 +52,7 @@ async function main(undo: Undo): Promise<number> {
   }
   for (let from = 0; from < PRODUCTS; from += 500) {
     const requests = [];
-    for (let i = from; i < Math.min(PRODUCTS, from + 500); i++) requests.push({ siteId: tenant.siteIds[i % tenant.siteIds.length], input: product('p', i) as never, source: 'bench' });
+    for (let i = from; i < Math.min(PRODUCTS, from + 500); i++) requests.push({ siteId: tenant.siteIds[i % tenant.siteIds.length], input: product('p', i) as ProductInput, source: 'bench' });
     await services.products.upsertMany(tenant.id, requests);
   }
   const dbsize = await store.dbsize();
