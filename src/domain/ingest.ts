@@ -173,7 +173,10 @@ export class IngestService {
       if (settle && settle.result !== 'unsettled') return;
       // Checked against ProductCreate when accepted; defaults are applied where the product is built.
       const input = JSON.parse(line.toString('utf8')) as ProductInput;
-      requests.push({ siteId: job.siteId, input, source: job.source, id: chunk.ids[k] || undefined, jobItem: jobItem(k), itemDigest: digests[k], knownId: settle?.id });
+      requests.push({
+        siteId: job.siteId, input, source: job.source, id: chunk.ids[k] || undefined, jobItem: jobItem(k), itemDigest: digests[k],
+        knownId: settle?.id, knownGroup: settle?.id === null ? settle.group : undefined,
+      });
     });
     return requests.length > 0 ? this.write(tenantId, job.id, requests) : [];
   }

@@ -123,6 +123,12 @@ export interface UpsertRequest {
    * checks the revision and the external_id claim, and the retry looks afresh.
    */
   knownId?: string | null;
+  /**
+   * With `knownId` null, the tenant's translation group of the external_id as the caller just
+   * read it (null: none): a first round takes it instead of looking it up. A stale one is
+   * harmless: the write checks the claim, and the retry looks afresh.
+   */
+  knownGroup?: string | null;
   /** Who makes a single write, audited with it; none for bulk items (their job is the audited write). */
   actor?: AuditActor;
 }
@@ -224,7 +230,7 @@ export class ProductService {
     const retry: number[] = [];
     const requests = pending.map((i) => prepared[i].request);
     const current = await this.currentRecords(tenantId, requests, raced);
-    const groups = await this.translationGroups(tenantId, requests, current);
+    const groups = await this.translationGroups(tenantId, requests, current, raced);
     const now = new Date().toISOString();
     const { writes, touches } = this.planRound({ tenantId, prepared, pending, current, groups, now });
     const sent = this.repo.writeMany(tenantId, now, writes.map((w) => w.write));
@@ -372,11 +378,13 @@ export class ProductService {
   }
 
   /** The translation group of each new product: the tenant's group for its external_id, or a new one. */
-  private async translationGroups(tenantId: string, requests: UpsertRequest[], current: (ProductRecord | null)[]): Promise<(string | null)[]> {
+  private async translationGroups(tenantId: string, requests: UpsertRequest[], current: (ProductRecord | null)[], raced: boolean): Promise<(string | null)[]> {
     const out = requests.map((_, k) => current[k]?.doc.translation_group_id ?? null);
     const lookups: { k: number; externalId: string }[] = [];
     requests.forEach((r, k) => {
-      if (!current[k] && r.input.external_id) lookups.push({ k, externalId: r.input.external_id });
+      if (current[k] || !r.input.external_id) return;
+      if (!raced && r.knownId === null && r.knownGroup !== undefined) out[k] = r.knownGroup ?? randomUUID();
+      else lookups.push({ k, externalId: r.input.external_id });
     });
     const groups = await this.repo.translationGroupsOf(tenantId, lookups.map((l) => l.externalId));
     lookups.forEach(({ k }, j) => (out[k] = groups[j] ?? randomUUID()));

@@ -82,11 +82,12 @@ export interface ItemSettlement {
   items: { externalId: string; itemDigest: string; index: number }[];
 }
 
-/** Per item of settleMany: 'unchanged', 'done' (the job item has a result already) or 'unsettled', with the id its external_id names. */
-export interface Settled {
-  result: 'unchanged' | 'done' | 'unsettled';
-  id: string | null;
-}
+/**
+ * Per item of settleMany: 'unchanged', 'done' (the job item has a result already) or 'unsettled',
+ * with the id its external_id names; where that is none (a new product), the tenant's translation
+ * group of the external_id (null: none yet).
+ */
+export type Settled = { result: 'unchanged' | 'done' | 'unsettled'; id: string } | { result: 'unsettled'; id: null; group: string | null };
 
 export type TouchOutcome = 'touched' | 'differs' | 'done';
 
@@ -137,13 +138,14 @@ async function writeOutcomes(pipeline: ReturnType<Store['pipeline']>, order: num
   let n = 0;
   for (const [error, value] of (await pipeline.exec()) ?? []) {
     if (error) throw error;
-    const flat = value as (number | string)[];
+    const flat = value ? (value as string).split(',') : [];
     for (let i = 0; i < flat.length; i += 2) {
-      const [code, detail] = [flat[i], flat[i + 1]];
+      const code = Number(flat[i]) as ProductWriteResult;
+      const detail = flat[i + 1];
       outcomes[order[n++]] =
         code === ProductWriteResult.Written ? { kind: 'ok' }
-        : code === ProductWriteResult.ExternalIdTaken ? { kind: 'external_id_taken', ownerId: String(detail) }
-        : code === ProductWriteResult.TranslationGroupDiffers ? { kind: 'translation_group', groupId: String(detail) }
+        : code === ProductWriteResult.ExternalIdTaken ? { kind: 'external_id_taken', ownerId: detail }
+        : code === ProductWriteResult.TranslationGroupDiffers ? { kind: 'translation_group', groupId: detail }
         : { kind: 'stale' };
     }
   }
@@ -295,19 +297,21 @@ export class ProductRepository {
       const batch: (string | number)[] = [];
       for (const item of items.slice(start, start + SETTLE_BATCH)) batch.push(item.externalId, item.itemDigest, item.index);
       (pipeline as unknown as Store).settleItems(
-        keys.siteExternalIds(t, siteId), keys.productsSynced(t), keys.productsItemDigests(t), keys.jobResults(t, jobId), keys.jobCounts(t, jobId), synced, ...batch,
+        keys.siteExternalIds(t, siteId), keys.productsSynced(t), keys.productsItemDigests(t), keys.jobResults(t, jobId), keys.jobCounts(t, jobId),
+        keys.translationGroups(t), synced, ...batch,
       );
     }
     const out: Settled[] = [];
     for (const [error, value] of (await pipeline.exec()) ?? []) {
       if (error) throw error;
-      const flat = value as (SettleResult | string)[];
+      const flat = value ? (value as string).split(',') : [];
       for (let i = 0; i < flat.length; i += 2) {
-        const code = flat[i];
-        out.push({
-          result: code === SettleResult.Unchanged ? 'unchanged' : code === SettleResult.Counted ? 'done' : 'unsettled',
-          id: (flat[i + 1] as string) || null,
-        });
+        const code = Number(flat[i]) as SettleResult;
+        const detail = flat[i + 1];
+        out.push(
+          code === SettleResult.New ? { result: 'unsettled', id: null, group: detail || null }
+          : { result: code === SettleResult.Unchanged ? 'unchanged' : code === SettleResult.Counted ? 'done' : 'unsettled', id: detail },
+        );
       }
     }
     return out;

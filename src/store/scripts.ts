@@ -60,7 +60,7 @@ export enum TouchResult {
   Counted = 2,
 }
 
-/** Per item of settleItems, each with the id its external_id names ('' = none). */
+/** Per item of settleItems, each with the id its external_id names, or (New) the external_id's translation group ('' = none). */
 export enum SettleResult {
   /** Sent exactly as last applied: its sync time recorded, its job item counted. */
   Unchanged = 1,
@@ -68,6 +68,8 @@ export enum SettleResult {
   Unsettled = 0,
   /** Its bulk item has a result already. */
   Counted = 2,
+  /** Its external_id names no product: left to the full upsert, which creates one. */
+  New = 3,
 }
 
 export interface ScriptCommands {
@@ -102,14 +104,14 @@ export interface ScriptCommands {
   appendAudit(...call: [...audit: AuditKeys, ...event: AuditArgs]): Promise<string>;
   /** 0: a token was taken; else the milliseconds until one is. */
   takeToken(bucket: Key, ratePerSecond: number): Promise<number>;
-  /** Per product two values: a ProductWriteResult and its detail. */
-  writeProducts(...call: ScriptCall): Promise<(ProductWriteResult | string)[]>;
+  /** Per product two comma-separated values: a ProductWriteResult and its detail. */
+  writeProducts(...call: ScriptCall): Promise<string>;
   touchProducts(...call: ScriptCall): Promise<TouchResult[]>;
-  /** Per item two values: a SettleResult and the id its external_id names. */
+  /** Per item two comma-separated values: a SettleResult and the id its external_id names (New: its translation group). */
   settleItems(
-    ...call: [externalIds: Key, synced: Key, itemDigests: Key, jobResults: Key, jobCounts: Key, syncedAt: string,
+    ...call: [externalIds: Key, synced: Key, itemDigests: Key, jobResults: Key, jobCounts: Key, translationGroups: Key, syncedAt: string,
       ...items: (string | number)[]]
-  ): Promise<(SettleResult | string)[]>;
+  ): Promise<string>;
   deleteProduct(
     ...call: [product: Key, externalIds: Key, products: Key, siteProducts: Key, language: Key, category: Key, changes: Key,
       synced: Key, itemDigests: Key, ...audit: AuditKeys, embeddingCounts: Key, id: string, externalId: string, hasCategory: Flag,

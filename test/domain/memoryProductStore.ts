@@ -83,8 +83,9 @@ export class MemoryProductStore implements ProductStore {
 
   async settleMany(_tenantId: string, { siteId, jobId, synced, items }: ItemSettlement): Promise<Settled[]> {
     return items.map((item) => {
-      const id = this.externalIds.get(`${siteId} ${item.externalId}`) ?? null;
-      const row = id === null ? undefined : this.rows.get(id);
+      const id = this.externalIds.get(`${siteId} ${item.externalId}`);
+      if (id === undefined) return { result: 'unsettled', id: null, group: this.groups.get(item.externalId) ?? null };
+      const row = this.rows.get(id);
       if (!row) return { result: 'unsettled', id };
       const jobItem = { jobId, index: item.index };
       if (this.jobResults.has(`${jobId} ${item.index}`)) return { result: 'done', id };

@@ -1,5 +1,5 @@
 // The product scripts on their own, against a private redis-server: writeProducts, touchProducts,
-// settleItems-5, failJobItem-3 and deleteProduct-13, each return code (store/scripts.ts), and that
+// settleItems-6, failJobItem-3 and deleteProduct-13, each return code (store/scripts.ts), and that
 // a refused write leaves nothing behind.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
@@ -55,7 +55,7 @@ function keyTable(fixed: string[]) {
   return { table: table.keys, ref: (key: string) => table.ref(key) };
 }
 
-function write(products: Write[], options: { job?: string; audited?: boolean } = {}) {
+async function write(products: Write[], options: { job?: string; audited?: boolean } = {}) {
   const { job, audited } = options;
   const { table, ref } = keyTable([
     keys.changes(T), keys.translationGroups(T), keys.products(T), keys.siteProducts(T, S), keys.siteExternalIds(T, S),
@@ -73,10 +73,14 @@ function write(products: Write[], options: { job?: string; audited?: boolean } =
     itemDigest: p.itemDigest ?? '', projection: p.projection ?? [],
   }));
   const event = auditArgs(actor, { action: first.expectedRev ? 'update' : 'create', entityType: 'product', entityId: first.id });
-  return redis.writeProducts(...writeProductsCall({
+  return pairs(await redis.writeProducts(...writeProductsCall({
     keyTable: table, maxlen: MAXLEN, syncedAt: SYNCED, hasJob: !!job, audit: auditRef ? { ref: auditRef, event } : null, rows,
-  }));
+  })));
 }
+
+/** A script's answer of comma-separated code/detail pairs, as values: each code a number, each detail a number where it is a revision. */
+const pairs = (answer: string): (number | string)[] =>
+  answer.split(',').map((value, i) => (i % 2 === 0 || /^\d+$/.test(value) ? Number(value) : value));
 
 const product = (id: string) => redis.hgetall(keys.product(T, id));
 const indexed = (id: string, ...sets: string[]) => Promise.all(sets.map((set) => redis.zscore(set, id)));
@@ -276,11 +280,13 @@ describe('touchProducts', () => {
 });
 
 describe('settleItems', () => {
-  const settle = (job: string, items: [externalId: string, itemDigest: string, index: number][]) =>
-    redis.settleItems(
+  const settle = async (job: string, items: [externalId: string, itemDigest: string, index: number][]) => {
+    const answer = await redis.settleItems(
       keys.siteExternalIds(T, S), keys.productsSynced(T), keys.productsItemDigests(T), keys.jobResults(T, job), keys.jobCounts(T, job),
-      SYNCED, ...items.flat(),
+      keys.translationGroups(T), SYNCED, ...items.flatMap((item) => item),
     );
+    return answer.split(',').map((value, i) => (i % 2 === 0 ? Number(value) : value));
+  };
 
   before(async () => {
     await redis.hset(keys.siteExternalIds(T, S), 'sku-a', 'sa', 'sku-b', 'sb', 'sku-c', 'sc');
@@ -290,16 +296,25 @@ describe('settleItems', () => {
   test('Unchanged where the item digest is the one stored, else Unsettled with the id its external_id names; only the settled are recorded', async () => {
     const before = await keyspace(redis);
     assert.deepEqual(await settle('s1', [['sku-a', 'd-other', 0], ['sku-c', 'd-c', 1], ['sku-new', 'd-a', 2]]), [
-      SettleResult.Unsettled, 'sa', SettleResult.Unsettled, 'sc', SettleResult.Unsettled, '',
+      SettleResult.Unsettled, 'sa', SettleResult.Unsettled, 'sc', SettleResult.New, '',
     ]);
     assert.deepEqual(await keyspace(redis), before, 'nothing settled, nothing written');
 
     assert.deepEqual(await settle('s1', [['sku-a', 'd-a', 0], ['sku-new', 'd-x', 1], ['sku-b', 'd-b', 2]]), [
-      SettleResult.Unchanged, 'sa', SettleResult.Unsettled, '', SettleResult.Unchanged, 'sb',
+      SettleResult.Unchanged, 'sa', SettleResult.New, '', SettleResult.Unchanged, 'sb',
     ]);
     assert.deepEqual(await redis.hmget(keys.productsSynced(T), 'sa', 'sb', 'sc'), [SYNCED, SYNCED, null]);
     assert.deepEqual(await jobResults('s1'), { 0: 'unchanged', 2: 'unchanged' });
     assert.deepEqual(await redis.hgetall(keys.jobCounts(T, 's1')), { unchanged: '2' });
+  });
+
+  test("New, with the tenant's translation group of the external_id, where it names no product of the site", async () => {
+    await redis.hset(keys.translationGroups(T), 'sku-elsewhere', 'g-9', 'sku-a', 'g-a');
+    const before = await keyspace(redis);
+    assert.deepEqual(await settle('s2', [['sku-elsewhere', 'd-e', 0], ['sku-none', 'd-n', 1], ['sku-a', 'd-other', 2]]), [
+      SettleResult.New, 'g-9', SettleResult.New, '', SettleResult.Unsettled, 'sa',
+    ]);
+    assert.deepEqual(await keyspace(redis), before);
   });
 
   test('Counted when the job item has a result already: counted once, whatever the retries', async () => {

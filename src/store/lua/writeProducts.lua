@@ -21,8 +21,9 @@
 --   stored), +15 text_sources (the explicit embedding texts, JSON; '' = none), +16 item digest ('' = none),
 --   +17 n, the number of search projection fields, then n field/value pairs (store/projection.ts;
 --   an empty value removes the field)
--- Returns per product two values: 1, new rev (written); -1, owner id (external_id taken by another
--- product); -2, '' (changed meanwhile, or exists on create); -3, group (translation group differs).
+-- Returns one string, two comma-separated values per product: 1, new rev (written); -1, owner id
+-- (external_id taken by another product); -2, '' (changed meanwhile, or exists on create); -3,
+-- group (translation group differs). One string, as settleItems-6 answers (ids are UUIDs).
 --- @include "lib/audit"
 --- @include "lib/embeddingCounts"
 --- @include "lib/jobResults"
@@ -260,4 +261,4 @@ if nIds > 0 then
   redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'op', 'upsert', 'kind', 'product', 'ids', table.concat(ids, ','), 'revs', table.concat(revs, ','))
   if auditAt > 0 then appendAudit(auditAt, 5, revs[1]) end
 end
-return out
+return table.concat(out, ',')
