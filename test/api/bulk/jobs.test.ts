@@ -183,6 +183,22 @@ describe('jobs', () => {
     assert.equal(new Set(groupsA.values()).size, 300, 'one group per external_id');
   });
 
+  test("a bulk into a second site gives its new products the translation groups of the first site's", async () => {
+    const [siteA, siteB] = [await newSite(), await newSite()];
+    const items = Array.from({ length: 120 }, (_, i) => item(`tg-seq-${i}`));
+    const a = await postBulk(siteA, ndjson(items), NDJSON, { query: 'wait=true' });
+    // Half of them are new to the tenant as well: those get groups of their own.
+    const b = await postBulk(siteB, ndjson([...items.slice(60), ...items.slice(0, 60).map((it) => ({ ...it, external_id: `${it.external_id}-b` }))]), NDJSON, { query: 'wait=true' });
+    assert.deepEqual([a.status, a.body.counts.created, b.status, b.body.counts.created], [200, 120, 200, 120], a.text + b.text);
+    const groupsA = new Map((await listAll(siteA)).map((p) => [p.external_id, p.translation_group_id]));
+    const groupsB = new Map((await listAll(siteB)).map((p) => [p.external_id, p.translation_group_id]));
+    for (let i = 0; i < 120; i++) {
+      if (i >= 60) assert.equal(groupsB.get(`tg-seq-${i}`), groupsA.get(`tg-seq-${i}`), `tg-seq-${i}`);
+      else assert.ok(![...groupsA.values()].includes(groupsB.get(`tg-seq-${i}-b`)), `tg-seq-${i}-b has a group of its own`);
+    }
+    assert.equal(new Set(groupsB.values()).size, 120);
+  });
+
   test('unknown job → 404; a non-UUID job id → 422; another tenant\'s job → 404', async () => {
     assertError(await t.request('GET', `${JOBS}/${randomUUID()}`), 404);
     assertError(await t.request('GET', `${JOBS}/${randomUUID()}?wait=true`), 404);
