@@ -33,16 +33,17 @@ local groups = #unknown > 0 and redis.call('HMGET', KEYS[6], unpack(unknown)) or
 local out, syncs, doneIndexes, doneResults = {}, {}, {}, {}
 local k, u, nDone = 0, 0, 0
 for i = 1, n do
-  local id, code = ids[i], 0
+  -- Codes as strings: table.concat would format each number with sprintf.
+  local id, code = ids[i], '0'
   if not id then
     u = u + 1
-    code, id = 3, groups[u] or ''
+    code, id = '3', groups[u] or ''
   else
     k = k + 1
     if hasResult[indexes[i]] then
-      code = 2
+      code = '2'
     elseif digests[k] == ARGV[3 * i] then
-      code = 1
+      code = '1'
       syncs[#syncs + 1] = id
       syncs[#syncs + 1] = synced
       nDone = nDone + 1

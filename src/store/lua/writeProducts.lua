@@ -107,14 +107,15 @@ for r = 1, nRows do
   local create = expected == ''
   local rev = false
   if not noneExists then rev = redis.call('HGET', pk, 'rev') end
-  local code, detail = 1, ''
+  -- Codes and details as strings: table.concat would format each number with sprintf.
+  local code, detail = '1', ''
   if (create and rev) or (not create and rev ~= expected) then
-    code = -2
+    code = '-2'
   elseif newExt ~= '' and (create or newExt ~= oldExt) then
     local owner = owners[newExt]
-    if owner and owner ~= id then code, detail = -1, owner end
+    if owner and owner ~= id then code, detail = '-1', owner end
   end
-  if code == 1 and group ~= '' then
+  if code == '1' and group ~= '' then
     local claimed = groups[newExt]
     if not claimed then
       groups[newExt] = group
@@ -122,10 +123,10 @@ for r = 1, nRows do
       groupClaims[nGroupClaims + 2] = group
       nGroupClaims = nGroupClaims + 2
     elseif claimed ~= group then
-      code, detail = -3, claimed
+      code, detail = '-3', claimed
     end
   end
-  if code == 1 then
+  if code == '1' then
     if newExt ~= '' and owners[newExt] ~= id then
       owners[newExt] = id
       nOwnersChanged = nOwnersChanged + 1
@@ -159,9 +160,8 @@ for r = 1, nRows do
     if A[a + 9] ~= '' then
       for ref in string.gmatch(A[a + 9], '%d+') do redis.call('ZREM', KEYS[tonumber(ref)], id) end
     end
-    -- Written as a string (Redis would format a Lua number with printf), answered as a number.
-    local revNumber = create and 1 or tonumber(rev) + 1
-    local newRev = create and '1' or tostring(revNumber)
+    -- A string, written and answered (Redis would format a Lua number with printf).
+    local newRev = create and '1' or tostring(tonumber(rev) + 1)
     local status = A[a + 13]
     local fields = { 'doc', A[a + 11], 'parent_external_id', A[a + 12], 'embedding_status', status, 'rev', newRev }
     local nFields = 8
@@ -210,7 +210,7 @@ for r = 1, nRows do
       moveStatus('product', redis.call('HGET', pk, 'embedding_status'), status)
     end
     redis.call('HSET', pk, unpack(fields))
-    detail = revNumber
+    detail = newRev
     if withJob then
       local index = jobIndexes[r]
       if not results[index] then
