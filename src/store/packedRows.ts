@@ -72,3 +72,21 @@ function writeAscii(out: Buffer, value: string, at: number): number {
   }
   return n;
 }
+
+/**
+ * Strings as UTF-8 in one buffer, a slice each: for arguments of their own. ioredis takes a
+ * string argument's UTF-8 length three times and copies it twice, a buffer's it just copies.
+ */
+export function utf8Slices(values: readonly string[]): Buffer[] {
+  let size = 0;
+  for (const value of values) size += Buffer.byteLength(value);
+  const out = Buffer.allocUnsafe(size);
+  const slices: Buffer[] = [];
+  let at = 0;
+  for (const value of values) {
+    const length = out.write(value, at, 'utf8');
+    slices.push(out.subarray(at, at + length));
+    at += length;
+  }
+  return slices;
+}

@@ -3,7 +3,7 @@
 // comment in store/lua tells what each is for). Their commands in ScriptCommands take only what
 // these builders return.
 import type { AuditArgs, AuditKeys } from './audit.js';
-import { packRows, type PackedValue } from './packedRows.js';
+import { packRows, utf8Slices, type PackedValue } from './packedRows.js';
 
 type Key = string;
 type Flag = '1' | '0';
@@ -61,15 +61,20 @@ export interface WriteProductsCall {
 // travel as one argument (store/packedRows.ts).
 export function writeProductsCall(c: WriteProductsCall): ScriptCall {
   const values: PackedValue[] = [];
+  const docs: string[] = [];
   for (const r of c.rows) {
     values.push(
       r.productRef, r.id, r.expectedRev, r.externalId, r.previousExternalId, r.claimGroup, r.createdMs, r.joinLanguageRef,
-      r.joinCategoryRef, r.leaveRefs.join(','), r.jobIndex, r.docJson, r.parentExternalId, r.embeddingStatus, r.textHash,
+      r.joinCategoryRef, r.leaveRefs.join(','), r.jobIndex, '', r.parentExternalId, r.embeddingStatus, r.textHash,
       r.textSourcesJson, r.itemDigest, r.projection.length / 2,
     );
     for (const value of r.projection) values.push(value);
+    docs.push(r.docJson);
   }
-  return call(c.keyTable, [c.maxlen, c.syncedAt, c.hasJob ? '1' : '0', c.audit?.ref ?? 0, ...(c.audit?.event ?? []), packRows(values)]);
+  // Each doc an argument of its own, after the rows (lua/writeProducts.lua says why).
+  const args: Value[] = [c.maxlen, c.syncedAt, c.hasJob ? '1' : '0', c.audit?.ref ?? 0, ...(c.audit?.event ?? []), packRows(values)];
+  for (const doc of utf8Slices(docs)) args.push(doc);
+  return call(c.keyTable, args);
 }
 
 /** One product of a touchProducts call: touched only while its revision still is `expectedRev`. */

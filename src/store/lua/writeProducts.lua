@@ -16,11 +16,14 @@
 --   +0 product hash, +1 id, +2 expected rev ('' = create), +3 new external_id ('' = none),
 --   +4 old external_id ('' = none), +5 translation group to claim ('' = none), +6 created score (ms),
 --   +7 language zset to add to ('0' = none), +8 category zset to add to ('0' = none),
---   +9 zsets to leave, "a,b" ('' = none), +10 job item index, +11 doc, +12 parent_external_id,
+--   +9 zsets to leave, "a,b" ('' = none), +10 job item index, +11 unused (''), +12 parent_external_id,
 --   +13 embedding_status, +14 text_hash ('' = texts unchanged: text_hash and text_sources stay as
 --   stored), +15 text_sources (the explicit embedding texts, JSON; '' = none), +16 item digest ('' = none),
 --   +17 n, the number of search projection fields, then n field/value pairs (store/projection.ts;
---   an empty value removes the field)
+--   an empty value removes the field); then each row's doc (its JSON), an argument of its own.
+--   The docs are not in the array: each Lua string made is hashed over all its bytes (Redis's Lua),
+--   and a doc there was hashed twice, in the array's argument and as the value unpacked from it,
+--   ~5% of redis-server's instructions a create (docs/BENCHMARKS.md).
 -- Returns one string, two comma-separated values per product: 1, new rev (written); -1, owner id
 -- (external_id taken by another product); -2, '' (changed meanwhile, or exists on create); -3,
 -- group (translation group differs). One string, as settleItems-6 answers (ids are UUIDs).
@@ -163,7 +166,7 @@ for r = 1, nRows do
     -- A string, written and answered (Redis would format a Lua number with printf).
     local newRev = create and '1' or tostring(tonumber(rev) + 1)
     local status = A[a + 13]
-    local fields = { 'doc', A[a + 11], 'parent_external_id', A[a + 12], 'embedding_status', status, 'rev', newRev }
+    local fields = { 'doc', ARGV[rowsAt + r], 'parent_external_id', A[a + 12], 'embedding_status', status, 'rev', newRev }
     local nFields = 8
     local textHash, textSources, itemDigest = A[a + 14], A[a + 15], A[a + 16]
     if textHash ~= '' then
