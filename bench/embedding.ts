@@ -10,6 +10,8 @@
 //   BENCH_STEP=2-off npm run bench:embedding     only step 2's embedding-off pair, with each
 //                                                process's CPU per product: to compare two builds
 //                                                in alternating runs (the VM's speed drifts)
+//   BENCH_INSTRUCTIONS=1 ...                     step 2 also counts each process's instructions per
+//                                                product (`perf stat`; they hardly drift with the VM)
 //
 // 0. Baseline, in a child process of its own (bench/support/modelBaseline.ts): the model work of
 //    the embed worker before this change, for BENCH_BASELINE_PRODUCTS products: three texts each
@@ -28,6 +30,7 @@ import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
 import { startKcs, type KcsStart } from './support/kcsStart.js';
 import { formatCpu } from './support/load.js';
 import { waitIdle } from './support/proc.js';
+import { instructionCounter, instructionsCountable } from './support/instructions.js';
 
 const PRODUCTS = positiveInt('BENCH_PRODUCTS', 100_000);
 const BASELINE_PRODUCTS = positiveInt('BENCH_BASELINE_PRODUCTS', 300);
@@ -43,10 +46,12 @@ const ONLY_OFF = process.env.BENCH_STEP === '2-off';
  * first, as any restarted server (or searched tenant) has it.
  */
 const LIVE_REPLICA = process.env.BENCH_REPLICA === '1';
+const COUNT_INSTRUCTIONS = process.env.BENCH_INSTRUCTIONS === '1';
 
 runBench('bench:embedding', (300 + BASELINE_PRODUCTS * 0.2 + PRODUCTS * 0.002) * 1000, main);
 
 async function main(undo: Undo): Promise<number> {
+  if (COUNT_INSTRUCTIONS && !instructionsCountable()) throw new Error('BENCH_INSTRUCTIONS=1: `perf stat -e instructions` cannot count here');
   if (ONLY_OFF) return embeddingOffPair(undo);
   const baseline = await modelBaseline(undo);
   console.log(`0. baseline, the model work before (3 whole texts per product, one thread): ${fmt(baseline, 1)} products/s (${BASELINE_PRODUCTS} products)`);
@@ -71,6 +76,7 @@ async function main(undo: Undo): Promise<number> {
   console.log(`2. bulk create, embedding behind: ${fmt(behind.create.rate, 0)} products/s (${formatCpu(behind.createCpu)})`);
   console.log(`   bulk unchanged, embedding behind: ${fmt(behind.unchanged.rate, 0)} products/s (${formatCpu(behind.unchangedCpu)})`);
   console.log(`   CPU per product, create: ${perProduct(behind.create.cpuSeconds)}`);
+  if (behind.instructions) console.log(`   ${describeInstructions(behind.instructions)}`);
   if (behind.replicaCatchUp !== null) console.log(`   ${describeCatchUp(behind)}`);
   const backlog = behind.create.views.reduce((sum, v) => sum + v.embedding.pending, 0);
   await kcs.stop();
@@ -100,6 +106,7 @@ async function embeddingOffPair(undo: Undo): Promise<number> {
   // CPU per product counts until the last job: work the replica left for later shows here only.
   if (run.replicaCatchUp) console.log(`   ${describeCatchUp(run)}`);
   console.log(`   unchanged ${fmt(run.unchanged.rate, 0)}/s (CPU per product: ${perProduct(run.unchanged.cpuSeconds)})`);
+  if (run.instructions) console.log(`   ${describeInstructions(run.instructions)}`);
   return 0;
 }
 
@@ -113,6 +120,10 @@ async function embeddingOffRun(undo: Undo): Promise<BulkPair> {
   return run;
 }
 
+const perThousand = (counts: Record<string, number | null>) =>
+  Object.entries(counts).map(([name, n]) => `${name} ${n === null ? '–' : `${fmt(n / PRODUCTS / 1000, 1)}k`}`).join(', ');
+const describeInstructions = ({ create, unchanged }: NonNullable<BulkPair['instructions']>) =>
+  `instructions per product, create: ${perThousand(create)}; unchanged: ${perThousand(unchanged)}`;
 const perProduct = (cpu: Record<string, number>) => Object.entries(cpu).map(([name, s]) => `${name} ${fmt((s / PRODUCTS) * 1e6, 1)} µs`).join(', ');
 /** BENCH_REPLICA=1: the create counted until the replica caught up (the serve process quiet again). */
 function describeCatchUp({ create, replicaCatchUp }: BulkPair): string {
@@ -152,6 +163,8 @@ interface BulkPair {
   /** Cores each process used (1 = one core). */
   createCpu: Record<string, number>;
   unchangedCpu: Record<string, number>;
+  /** BENCH_INSTRUCTIONS=1: each process's instructions over each run (until the replica caught up); else null. */
+  instructions: { create: Record<string, number | null>; unchanged: Record<string, number | null> } | null;
 }
 
 /** Bulk create of PRODUCTS new products, then the same bodies again (unchanged). */
@@ -161,13 +174,18 @@ async function bulkPair(kcs: KcsStart, api: Api, path: string): Promise<BulkPair
     if (reply.status !== 200) throw new Error(`search: ${reply.status} ${reply.body}`);
   }
   const bodies = bulkBodies('p', PRODUCTS, PER_REQUEST);
+  const counting = COUNT_INSTRUCTIONS ? await instructionCounter(kcs.pids()) : null;
   const create = await bulkRun(api, path, bodies, kcs.pids());
   const replicaCatchUp = LIVE_REPLICA ? await waitIdle({ serve: kcs.pids()['kcs serve'] }, { quietMs: 1000, limitMs: 120_000 }) : null;
+  const createInstructions = await counting?.();
+  const countingUnchanged = COUNT_INSTRUCTIONS ? await instructionCounter(kcs.pids()) : null;
   const unchanged = await bulkRun(api, path, bodies, kcs.pids());
+  const unchangedInstructions = await countingUnchanged?.();
   const counted = (run: BulkResult, field: 'created' | 'unchanged') => run.views.reduce((sum, v) => sum + v.counts[field], 0);
   if (counted(create, 'created') !== PRODUCTS || counted(unchanged, 'unchanged') !== PRODUCTS) {
     throw new Error(`the jobs counted ${counted(create, 'created')} created and ${counted(unchanged, 'unchanged')} unchanged, not ${PRODUCTS} each`);
   }
   const perSecond = (run: BulkResult) => Object.fromEntries(Object.entries(run.cpuSeconds).map(([name, s]) => [name, s / run.seconds]));
-  return { create, replicaCatchUp, unchanged, createCpu: perSecond(create), unchangedCpu: perSecond(unchanged) };
+  const instructions = createInstructions && unchangedInstructions ? { create: createInstructions, unchanged: unchangedInstructions } : null;
+  return { create, replicaCatchUp, unchanged, createCpu: perSecond(create), unchangedCpu: perSecond(unchanged), instructions };
 }

@@ -123,11 +123,7 @@ export interface UpsertRequest {
    * checks the revision and the external_id claim, and the retry looks afresh.
    */
   knownId?: string | null;
-  /**
-   * With `knownId` null, the tenant's translation group of the external_id as the caller just
-   * read it (null: none): a first round takes it instead of looking it up. A stale one is
-   * harmless: the write checks the claim, and the retry looks afresh.
-   */
+  /** With `knownId` null: the external_id's translation group as just read (null: none); as harmless stale as `knownId`. */
   knownGroup?: string | null;
   /** Who makes a single write, audited with it; none for bulk items (their job is the audited write). */
   actor?: AuditActor;

@@ -9,7 +9,10 @@ import type { Store } from './redis.js';
 import { embeddingStatusOf, type Page } from './docs.js';
 import { KeyTable } from './keyTable.js';
 import { touchProductsCall, writeProductsCall, type WriteProductsRow } from './scriptCalls.js';
-import { ProductWriteResult, SettleResult, TouchResult, WriteResult } from './scripts.js';
+import { TouchResult, WriteResult } from './scripts.js';
+import { settledOf, writeOutcomesOf, type Settled, type WriteOutcome } from './productAnswers.js';
+
+export type { Settled, WriteOutcome } from './productAnswers.js';
 
 /**
  * A product's stored fields: the response less what is derived at read time (the parent's id from
@@ -82,12 +85,6 @@ export interface ItemSettlement {
   items: { externalId: string; itemDigest: string; index: number }[];
 }
 
-/**
- * Per item of settleMany: 'unchanged', 'done' (the job item has a result already) or 'unsettled',
- * with the id its external_id names; where that is none (a new product), the tenant's translation
- * group of the external_id (null: none yet).
- */
-export type Settled = { result: 'unchanged' | 'done' | 'unsettled'; id: string } | { result: 'unsettled'; id: null; group: string | null };
 
 export type TouchOutcome = 'touched' | 'differs' | 'done';
 
@@ -118,12 +115,6 @@ function memo<V>(map: Map<string, V>, key: string, make: () => V): V {
   return value;
 }
 
-export type WriteOutcome =
-  | { kind: 'ok' }
-  | { kind: 'stale' }
-  | { kind: 'external_id_taken'; ownerId: string }
-  | { kind: 'translation_group'; groupId: string };
-
 const RECORD_FIELDS = ['doc', 'rev', 'parent_external_id', 'text_hash', 'embedding_status'] as const;
 
 function toRecord(values: (string | null)[], synced: string | null): ProductRecord | null {
@@ -138,16 +129,7 @@ async function writeOutcomes(pipeline: ReturnType<Store['pipeline']>, order: num
   let n = 0;
   for (const [error, value] of (await pipeline.exec()) ?? []) {
     if (error) throw error;
-    const flat = value ? (value as string).split(',') : [];
-    for (let i = 0; i < flat.length; i += 2) {
-      const code = Number(flat[i]) as ProductWriteResult;
-      const detail = flat[i + 1];
-      outcomes[order[n++]] =
-        code === ProductWriteResult.Written ? { kind: 'ok' }
-        : code === ProductWriteResult.ExternalIdTaken ? { kind: 'external_id_taken', ownerId: detail }
-        : code === ProductWriteResult.TranslationGroupDiffers ? { kind: 'translation_group', groupId: detail }
-        : { kind: 'stale' };
-    }
+    for (const outcome of writeOutcomesOf(value as string)) outcomes[order[n++]] = outcome;
   }
   return outcomes;
 }
@@ -304,15 +286,7 @@ export class ProductRepository {
     const out: Settled[] = [];
     for (const [error, value] of (await pipeline.exec()) ?? []) {
       if (error) throw error;
-      const flat = value ? (value as string).split(',') : [];
-      for (let i = 0; i < flat.length; i += 2) {
-        const code = Number(flat[i]) as SettleResult;
-        const detail = flat[i + 1];
-        out.push(
-          code === SettleResult.New ? { result: 'unsettled', id: null, group: detail || null }
-          : { result: code === SettleResult.Unchanged ? 'unchanged' : code === SettleResult.Counted ? 'done' : 'unsettled', id: detail },
-        );
-      }
+      for (const settled of settledOf(value as string)) out.push(settled);
     }
     return out;
   }
