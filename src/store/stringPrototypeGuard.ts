@@ -1,5 +1,6 @@
-// Keeps String.prototype a fast object in V8: imported first by every entry point (src/cli.ts),
-// before anything loads ioredis.
+// Keeps String.prototype a fast object in V8: the first import of src/cli.ts (every kcs process),
+// src/app.ts (where the benchmarks' servers start) and the two store modules the in-process
+// benchmarks reach first (store/redis.ts, store/embeddedRedis.ts), before anything loads ioredis.
 //
 // ioredis 6's RESP3 decoder declares `class VerbatimString extends String`
 // (ioredis/built/resp/verbatim-string.js, loaded with the client). Making String.prototype the

@@ -39,7 +39,9 @@ test('importing src/cli.ts, the entry point of every process, leaves String.prot
   assert.equal(stringPrototypeFastAfter(['./src/cli.ts']), true);
 });
 
-test('src/cli.ts, the entry point of every process, imports the guard before anything else', () => {
-  const firstImport = /^import .*$/m.exec(readFileSync(new URL('../../src/cli.ts', import.meta.url), 'utf8'))?.[0];
-  assert.equal(firstImport, "import './store/stringPrototypeGuard.js';");
-});
+for (const [entry, guard] of [['src/cli.ts', './store/'], ['src/app.ts', './store/'], ['src/store/redis.ts', './'], ['src/store/embeddedRedis.ts', './']]) {
+  test(`${entry} imports the guard before anything else`, () => {
+    const firstImport = /^import .*$/m.exec(readFileSync(new URL(`../../${entry}`, import.meta.url), 'utf8'))?.[0];
+    assert.equal(firstImport, `import '${guard}stringPrototypeGuard.js';`);
+  });
+}
