@@ -12,6 +12,8 @@
 //                                                in alternating runs (the VM's speed drifts)
 //   BENCH_INSTRUCTIONS=1 ...                     step 2 also counts each process's instructions per
 //                                                product (`perf stat`; they hardly drift with the VM)
+//   BENCH_STEP=call-size npm run bench:embedding only the local model's texts/s by size of model
+//                                                call, one thread (bench/support/modelCallSizes.ts)
 //
 // 0. Baseline, in a child process of its own (bench/support/modelBaseline.ts): the model work of
 //    the embed worker before this change, for BENCH_BASELINE_PRODUCTS products: three texts each
@@ -53,6 +55,7 @@ runBench('bench:embedding', (300 + BASELINE_PRODUCTS * 0.2 + PRODUCTS * 0.002) *
 async function main(undo: Undo): Promise<number> {
   if (COUNT_INSTRUCTIONS && !instructionsCountable()) throw new Error('BENCH_INSTRUCTIONS=1: `perf stat -e instructions` cannot count here');
   if (ONLY_OFF) return embeddingOffPair(undo);
+  if (process.env.BENCH_STEP === 'call-size') return callSizes(undo);
   const baseline = await modelBaseline(undo);
   console.log(`0. baseline, the model work before (3 whole texts per product, one thread): ${fmt(baseline, 1)} products/s (${BASELINE_PRODUCTS} products)`);
 
@@ -144,6 +147,13 @@ async function modelBaseline(undo: Undo): Promise<number> {
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   if (code !== 0) throw new Error(`the model baseline exited with ${code}: ${out}`);
   return (JSON.parse(out.trim().split('\n').pop()!) as { productsPerSecond: number }).productsPerSecond;
+}
+
+/** BENCH_STEP=call-size: the model's rate by size of call, in a child process (its table goes straight to stdout). */
+async function callSizes(undo: Undo): Promise<number> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/support/modelCallSizes.ts'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  undo(() => void child.kill('SIGKILL'));
+  return (await new Promise<number | null>((resolve) => child.once('close', resolve))) ?? 1;
 }
 
 async function siteOf(api: Api): Promise<string> {

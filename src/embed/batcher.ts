@@ -9,11 +9,13 @@ interface Waiting {
 }
 
 /**
- * Bounds of one model call: about 0.7 s of the local model on one core (docs/BENCHMARKS.md), so
- * a stopping worker waits that long at most, and a batch spreads over every thread.
+ * Bounds of one model call: about 0.15 s of the local model on one core, so that a hold for an
+ * import (or a stopping worker) waits that long at most, and a batch spreads over every thread.
+ * The local model embeds as many texts a second in calls of 4 as in calls of 16 (~0.6 s each;
+ * docs/BENCHMARKS.md, "Nineteenth session"): a larger call only keeps the cores longer.
  */
-const MAX_CALL_CHARS = 6000;
-const MAX_CALL_TEXTS = 16;
+const MAX_CALL_CHARS = 1500;
+const MAX_CALL_TEXTS = 4;
 
 /** The batcher was closed (the worker stops) before these texts reached the model. */
 export class BatcherClosedError extends Error {

@@ -1,5 +1,5 @@
 // The micro-batcher on its own, with a counting embedder: texts of concurrent callers share model
-// calls of at most 16 texts, as many at once as the embedder has threads; hold() keeps new calls
+// calls of at most 4 texts, as many at once as the embedder has threads; hold() keeps new calls
 // from starting until release(); close() refuses what has not reached the model.
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -24,14 +24,15 @@ class CountingEmbedder implements Embedder {
   }
 }
 
-test('callers share calls of at most 16 texts, at most `parallelism` at once, each caller gets its own vectors', async () => {
+test('callers share calls of at most 4 texts, at most `parallelism` at once, each caller gets its own vectors', async () => {
   const embedder = new CountingEmbedder(2);
   const batcher = new MicroBatcher(embedder, 64);
   const callers = Array.from({ length: 20 }, (_, i) => batcher.embed(['x'.repeat(i + 1), 'y'.repeat(i + 1), 'z']));
   const results = await Promise.all(callers);
   results.forEach((vectors, i) => assert.deepEqual(vectors.map((v) => v[0]), [i + 1, i + 1, 1]));
   assert.equal(embedder.calls.reduce((a, b) => a + b), 60);
-  assert.ok(embedder.calls.every((n) => n <= 16), `calls: ${embedder.calls}`);
+  assert.ok(embedder.calls.every((n) => n <= 4), `calls: ${embedder.calls}`);
+  assert.equal(embedder.calls.length, 15, 'full calls: 60 texts in 15');
   assert.equal(embedder.mostAtOnce, 2);
 });
 
@@ -51,13 +52,13 @@ test('hold: no call starts until release', async () => {
 test('hold: calls waiting for a thread when it begins do not start either; after release every thread is used again', async () => {
   const embedder = new CountingEmbedder(2);
   const batcher = new MicroBatcher(embedder, 64);
-  // 64 texts: four calls of 16, two running and two waiting for a thread.
+  // 64 texts: sixteen calls of 4, two running and fourteen waiting for a thread.
   const pending = batcher.embed(Array.from({ length: 64 }, (_, i) => `t${i}`));
   await delay(5);
   assert.equal(embedder.running, 2);
   batcher.hold();
   await delay(60);
-  assert.deepEqual(embedder.calls, [16, 16], 'the two running calls finished; the waiting two did not start');
+  assert.deepEqual(embedder.calls, [4, 4], 'the two running calls finished; the waiting ones did not start');
   assert.equal(embedder.running, 0);
   batcher.release();
   await delay(5);

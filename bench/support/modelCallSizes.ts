@@ -1,0 +1,38 @@
+// BENCH_STEP=call-size of bench:embedding: the local model's texts per second on one thread for
+// each size of model call (src/embed/batcher.ts MAX_CALL_TEXTS), with the texts the embed worker
+// sends for the benchmark catalogue (embeddingTexts: description and anchor, cut to the model's
+// window by build.ts). The sizes take turns, round after round, so that the VM's drift in speed
+// spreads over all of them instead of falling on the last.
+//
+//   npx tsx bench/support/modelCallSizes.ts [rounds]
+import { loadConfig } from '../../src/config.js';
+import { embeddingTexts, type ProductInput } from '../../src/domain/products.js';
+import { buildEmbedder } from '../../src/embed/build.js';
+import { product } from './catalogue.js';
+
+const SIZES = [1, 2, 4, 8, 16];
+const TEXTS_PER_ROUND = 96;
+
+const rounds = Number(process.argv[2] ?? 3);
+const embedder = buildEmbedder({ ...loadConfig({}).embedding, provider: 'local' })!;
+const texts = Array.from({ length: TEXTS_PER_ROUND }, (_, i) => Object.values(embeddingTexts(product('c', 300_000 + i) as unknown as ProductInput)))
+  .flat()
+  .filter((text): text is string => Boolean(text))
+  .slice(0, TEXTS_PER_ROUND);
+await embedder.embed(texts.slice(0, 4)); // loads the model (not timed)
+
+const seconds = new Map(SIZES.map((size) => [size, 0]));
+for (let round = 0; round < rounds; round++) {
+  for (const size of SIZES) {
+    const t0 = performance.now();
+    for (let i = 0; i < texts.length; i += size) await embedder.embed(texts.slice(i, i + size));
+    seconds.set(size, seconds.get(size)! + (performance.now() - t0) / 1000);
+  }
+}
+console.log(`| texts a model call | texts/s (one thread, ${rounds} rounds of ${texts.length}) | one call |`);
+console.log('|---:|---:|---:|');
+for (const size of SIZES) {
+  const s = seconds.get(size)!;
+  console.log(`| ${size} | ${((rounds * texts.length) / s).toFixed(1)} | ${((1000 * s * size) / (rounds * texts.length)).toFixed(0)} ms |`);
+}
+await embedder.close?.();
