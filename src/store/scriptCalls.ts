@@ -65,7 +65,7 @@ export function writeProductsCall(c: WriteProductsCall): ScriptCall {
   for (const r of c.rows) {
     values.push(
       r.productRef, r.id, r.expectedRev, r.externalId, r.previousExternalId, r.claimGroup, r.createdMs, r.joinLanguageRef,
-      r.joinCategoryRef, r.leaveRefs.join(','), r.jobIndex, '', r.parentExternalId, r.embeddingStatus, r.textHash,
+      r.joinCategoryRef, r.leaveRefs.join(','), r.jobIndex, r.parentExternalId, r.embeddingStatus, r.textHash,
       r.textSourcesJson, r.itemDigest, r.projection.length / 2,
     );
     for (const value of r.projection) values.push(value);

@@ -11,15 +11,15 @@
 --       product hashes and language/category zsets, referred to by position from the rows
 -- ARGV: 1 stream maxlen, 2 synced-at, 3 job ('1' | '0'), 4 position of the three audit stream keys
 --   ('0' = no audit event; else the call writes one product and 5.. hold its event, store/audit.ts),
---   then the rows: one MessagePack array of strings (store/packedRows.ts), 18 values per product
+--   then the rows: one MessagePack array of strings (store/packedRows.ts), 17 values per product
 --   and its projection pairs, at positions (in that array) from +0:
 --   +0 product hash, +1 id, +2 expected rev ('' = create), +3 new external_id ('' = none),
 --   +4 old external_id ('' = none), +5 translation group to claim ('' = none), +6 created score (ms),
 --   +7 language zset to add to ('0' = none), +8 category zset to add to ('0' = none),
---   +9 zsets to leave, "a,b" ('' = none), +10 job item index, +11 unused (''), +12 parent_external_id,
---   +13 embedding_status, +14 text_hash ('' = texts unchanged: text_hash and text_sources stay as
---   stored), +15 text_sources (the explicit embedding texts, JSON; '' = none), +16 item digest ('' = none),
---   +17 n, the number of search projection fields, then n field/value pairs (store/projection.ts;
+--   +9 zsets to leave, "a,b" ('' = none), +10 job item index, +11 parent_external_id,
+--   +12 embedding_status, +13 text_hash ('' = texts unchanged: text_hash and text_sources stay as
+--   stored), +14 text_sources (the explicit embedding texts, JSON; '' = none), +15 item digest ('' = none),
+--   +16 n, the number of search projection fields, then n field/value pairs (store/projection.ts;
 --   an empty value removes the field); then each row's doc (its JSON), an argument of its own.
 --   The docs are not in the array: each Lua string made is hashed over all its bytes (Redis's Lua),
 --   and a doc there was hashed twice, in the array's argument and as the value unpacked from it,
@@ -30,7 +30,7 @@
 --- @include "lib/audit"
 --- @include "lib/embeddingCounts"
 --- @include "lib/jobResults"
-local STRIDE = 18
+local STRIDE = 17
 local synced, withJob = ARGV[2], ARGV[3] == '1'
 local auditAt = tonumber(ARGV[4])
 local rowsAt = 5
@@ -52,7 +52,7 @@ local nValues = #A
 while a <= nValues do
   nRows = nRows + 1
   rows[nRows] = a
-  local pairCount = tonumber(A[a + 17])
+  local pairCount = tonumber(A[a + 16])
   pairCounts[nRows] = pairCount
   local pk = KEYS[tonumber(A[a])]
   rowKeys[nRows] = pk
@@ -165,10 +165,10 @@ for r = 1, nRows do
     end
     -- A string, written and answered (Redis would format a Lua number with printf).
     local newRev = create and '1' or tostring(tonumber(rev) + 1)
-    local status = A[a + 13]
-    local fields = { 'doc', ARGV[rowsAt + r], 'parent_external_id', A[a + 12], 'embedding_status', status, 'rev', newRev }
+    local status = A[a + 12]
+    local fields = { 'doc', ARGV[rowsAt + r], 'parent_external_id', A[a + 11], 'embedding_status', status, 'rev', newRev }
     local nFields = 8
-    local textHash, textSources, itemDigest = A[a + 14], A[a + 15], A[a + 16]
+    local textHash, textSources, itemDigest = A[a + 13], A[a + 14], A[a + 15]
     if textHash ~= '' then
       fields[nFields + 1] = 'text_hash'
       fields[nFields + 2] = textHash
