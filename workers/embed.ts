@@ -5,6 +5,7 @@ import { WaitingError, Worker, type Job } from 'bullmq';
 import type { RedisClient } from '../src/store/redis.js';
 import { productTexts as textsOf } from '../src/domain/products.js';
 import { BatcherClosedError, MicroBatcher } from '../src/embed/batcher.js';
+import { Slots } from '../src/embed/slots.js';
 import type { Embedder } from '../src/embed/embedder.js';
 import type { Logger } from '../src/log.js';
 import { EMBED_ATTEMPTS, EMBED_QUEUE, embedTargets, type EmbedJob } from '../src/queue/embed.js';
@@ -20,7 +21,7 @@ export interface EmbedWorkerOptions {
   jobs: JobRepository;
   /** Counts a re-embed's documents in its progress. */
   reembed: ReembedRepository;
-  /** Texts per model call, and jobs the worker runs at once. */
+  /** Texts per batch of model calls, jobs the worker runs at once, and documents between reading their texts and storing their vectors. */
   batchSize: number;
   log: Logger;
   /** True while work that goes first is under way (imports): the worker takes no job and starts no model call meanwhile. */
@@ -42,6 +43,8 @@ const RESUME_AFTER_MS = 2000;
 
 export function embedWorker(connection: RedisClient, { embedder, vectors, jobs, reembed, batchSize, log, yieldTo, watchStarts, reembedFinished }: EmbedWorkerOptions): Worker<EmbedJob> {
   const batcher = new MicroBatcher(embedder, batchSize);
+  // A document's texts are read when it gets a slot: about as many as one batch of model calls ahead.
+  const inFlight = new Slots(batchSize);
 
   /** Counts a re-embed's documents (embedded or given up on); its last one tells reembedFinished. */
   const countReembed = async (tenantId: string, model: string, done: number) => {
@@ -77,12 +80,12 @@ export function embedWorker(connection: RedisClient, { embedder, vectors, jobs, 
     const kind = job.data.kind ?? 'product';
     const targets = embedTargets(job.data);
     // The documents of a job go to the batcher together: their texts share model calls.
-    const outcomes = await Promise.all(targets.map(async ({ id, textHash }) => {
+    const outcomes = await Promise.all(targets.map(({ id, textHash }) => inFlight.run(async () => {
       const embedded = await embedOne(tenantId, { kind, id }, textHash);
       // The store is refused when the texts changed meanwhile (a newer job carries them).
       const stored = embedded && (await vectors.store(tenantId, { kind, id }, { textHash: embedded.textHash, model: embedder.modelId, vectors: embedded.byName }));
       return stored ? 'stored' : 'stale';
-    })).catch(async (error: unknown) => {
+    }))).catch(async (error: unknown) => {
       if (!(error instanceof BatcherClosedError)) throw error;
       // The worker stops: the job goes back to the queue as it was, no attempt spent.
       await job.moveToWait(token);
