@@ -12,8 +12,10 @@
 //                                                in alternating runs (the VM's speed drifts)
 //   BENCH_INSTRUCTIONS=1 ...                     step 2 also counts each process's instructions per
 //                                                product (`perf stat`; they hardly drift with the VM)
-//   BENCH_STEP=call-size npm run bench:embedding only the local model's texts/s by size of model
-//                                                call, one thread (bench/support/modelCallSizes.ts)
+//   BENCH_STEP=call-size npm run bench:embedding only the model's texts/s by size of model call,
+//                                                one thread (bench/support/modelCallSizes.ts): the
+//                                                local model, KCS_EMBEDDER's, or with
+//                                                BENCH_MODEL=transformer one of e5-small's shape
 //
 // 0. Baseline, in a child process of its own (bench/support/modelBaseline.ts): the model work of
 //    the embed worker before this change, for BENCH_BASELINE_PRODUCTS products: three texts each

@@ -6,6 +6,7 @@
 // finds a product by meaning without sharing a word with it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { FLOAT, INT64, initializer, model, node, stringField, valueInfo } from './onnxProto.js';
 
 /** Concepts and their words; the first dimension of each concept's vector is its index. */
 export const CONCEPTS: Record<string, string[]> = {
@@ -22,45 +23,14 @@ const FILLERS = ['der', 'die', 'das', 'und', 'für', 'mit', 'the', 'and', 'for',
 export const ONNX_TEST_DIMENSION = Object.keys(CONCEPTS).length + 1;
 export const ONNX_TEST_MAX_TOKENS = 32;
 
-// ---- a minimal protobuf writer, enough for an ONNX ModelProto ------------------------------------
-const varint = (n: number): number[] => {
-  const out: number[] = [];
-  let v = n;
-  do {
-    let byte = v & 0x7f;
-    v = Math.floor(v / 128);
-    if (v) byte |= 0x80;
-    out.push(byte);
-  } while (v);
-  return out;
-};
-const tag = (field: number, wire: number) => varint((field << 3) | wire);
-const bytesField = (field: number, data: ArrayLike<number>) => [...tag(field, 2), ...varint(data.length), ...Array.from(data)];
-const stringField = (field: number, s: string) => bytesField(field, new TextEncoder().encode(s));
-const intField = (field: number, n: number) => [...tag(field, 0), ...varint(n)];
-const message = (field: number, parts: number[][]) => bytesField(field, parts.flat());
-
-const FLOAT = 1;
-const INT64 = 7;
-const dimension = (d: number | string) => message(1, [typeof d === 'number' ? intField(1, d) : stringField(2, d)]);
-const valueInfo = (field: number, name: string, elemType: number, dims: (number | string)[]) =>
-  message(field, [stringField(1, name), message(2, [message(1, [intField(1, elemType), message(2, dims.map(dimension))])])]);
-
 function staticEmbeddingModel(table: Float32Array, dim: number): Uint8Array {
-  const vocabSize = table.length / dim;
-  const initializer = message(5, [
-    intField(1, vocabSize), intField(1, dim), intField(2, FLOAT), stringField(8, 'embeddings'),
-    bytesField(9, new Uint8Array(table.buffer, table.byteOffset, table.byteLength)),
-  ]);
-  const gather = message(1, [stringField(1, 'embeddings'), stringField(1, 'input_ids'), stringField(2, 'last_hidden_state'), stringField(3, 'lookup'), stringField(4, 'Gather')]);
-  const graph = message(7, [
-    gather, stringField(2, 'static-embedding'), initializer,
+  return model([
+    node('Gather', ['embeddings', 'input_ids'], 'last_hidden_state'), stringField(2, 'static-embedding'),
+    initializer('embeddings', [table.length / dim, dim], table),
     valueInfo(11, 'input_ids', INT64, ['batch', 'sequence']),
     valueInfo(11, 'attention_mask', INT64, ['batch', 'sequence']),
     valueInfo(12, 'last_hidden_state', FLOAT, ['batch', 'sequence', dim]),
-  ]);
-  // ir_version 8, producer, graph, opset 13 of the default domain.
-  return Uint8Array.from([...intField(1, 8), ...stringField(2, 'kcs-tests'), ...graph, ...message(8, [stringField(1, ''), intField(2, 13)])]);
+  ], 13);
 }
 
 function tokenizerJson(vocab: Record<string, number>) {
