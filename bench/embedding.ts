@@ -12,6 +12,9 @@
 //                                                in alternating runs (the VM's speed drifts)
 //   BENCH_INSTRUCTIONS=1 ...                     step 2 also counts each process's instructions per
 //                                                product (`perf stat`; they hardly drift with the VM)
+//   BENCH_STEP=idle npm run bench:embedding      step 2's create (embedding off) on a fresh `kcs start`
+//                                                against one idle for 40 s first, in turns
+//                                                (bench/support/idleStart.ts)
 //   BENCH_STEP=call-size npm run bench:embedding only the model's texts/s by size of model call,
 //                                                one thread (bench/support/modelCallSizes.ts): the
 //                                                local model, KCS_EMBEDDER's, or with
@@ -32,6 +35,7 @@ import { Api, bulkRun, embedRun, type BulkResult } from './support/bulkApi.js';
 import { bulkBodies } from './support/catalogue.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
 import { startKcs, type KcsStart } from './support/kcsStart.js';
+import { idleComparison } from './support/idleStart.js';
 import { formatCpu } from './support/load.js';
 import { waitIdle } from './support/proc.js';
 import { instructionCounter, instructionsCountable } from './support/instructions.js';
@@ -58,6 +62,7 @@ async function main(undo: Undo): Promise<number> {
   if (COUNT_INSTRUCTIONS && !instructionsCountable()) throw new Error('BENCH_INSTRUCTIONS=1: `perf stat -e instructions` cannot count here');
   if (ONLY_OFF) return embeddingOffPair(undo);
   if (process.env.BENCH_STEP === 'call-size') return callSizes(undo);
+  if (process.env.BENCH_STEP === 'idle') return idleComparison(undo, PRODUCTS);
   const baseline = await modelBaseline(undo);
   console.log(`0. baseline, the model work before (3 whole texts per product, one thread): ${fmt(baseline, 1)} products/s (${BASELINE_PRODUCTS} products)`);
 

@@ -1,0 +1,48 @@
+// BENCH_STEP=idle of bench:embedding: step 2's create (embedding off) on a fresh `kcs start`
+// against one left idle first, in turns, round after round. The create with embedding behind runs
+// in a `kcs start` that has just spent ~30 s on step 1 (its serve and ingest processes mostly
+// idle), while its embedding-off brackets start fresh; this shows what that idle time alone costs.
+//
+//   BENCH_STEP=idle npm run bench:embedding       (BENCH_IDLE_ROUNDS=4, BENCH_IDLE_SECONDS=40)
+import { Api, bulkRun } from './bulkApi.js';
+import { bulkBodies } from './catalogue.js';
+import { fmt, positiveInt, type Undo } from './harness.js';
+import { startKcs } from './kcsStart.js';
+
+const ROUNDS = positiveInt('BENCH_IDLE_ROUNDS', 4);
+const IDLE_SECONDS = positiveInt('BENCH_IDLE_SECONDS', 40);
+const PER_REQUEST = 10_000;
+
+/** One create of `products` on a new `kcs start` (embedding off), after `idleSeconds` of nothing. */
+async function createAfter(undo: Undo, products: number, idleSeconds: number): Promise<{ rate: number; perProduct: string }> {
+  const kcs = await startKcs(undo, { KCS_EMBEDDER: 'none' });
+  const api = new Api(kcs.port, kcs.host, kcs.key);
+  try {
+    const site = await api.call('POST', '/api/knowledge/sites', Buffer.from(JSON.stringify({ slug: 'bench', name: 'Bench', language: 'en' })));
+    if (site.status !== 201) throw new Error(`site: ${site.status} ${site.body}`);
+    const path = `/api/knowledge/products/bulk?site_id=${(JSON.parse(site.body) as { id: string }).id}`;
+    await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
+    const run = await bulkRun(api, path, bulkBodies('p', products, PER_REQUEST), kcs.pids());
+    const perProduct = Object.entries(run.cpuSeconds).map(([name, s]) => `${name} ${fmt((s / products) * 1e6, 1)} µs`).join(', ');
+    return { rate: run.rate, perProduct };
+  } finally {
+    api.close();
+    await kcs.stop();
+  }
+}
+
+export async function idleComparison(undo: Undo, products: number): Promise<number> {
+  const ratios: number[] = [];
+  console.log(`| round | fresh: creates/s | idle ${IDLE_SECONDS} s first: creates/s | idle / fresh |`);
+  console.log('|---:|---:|---:|---:|');
+  for (let round = 1; round <= ROUNDS; round++) {
+    const fresh = await createAfter(undo, products, 0);
+    const idle = await createAfter(undo, products, IDLE_SECONDS);
+    ratios.push(idle.rate / fresh.rate);
+    console.log(`| ${round} | ${fmt(fresh.rate, 0)} | ${fmt(idle.rate, 0)} | ${fmt(idle.rate / fresh.rate, 2)} |`);
+    console.error(`   round ${round} CPU per product, fresh: ${fresh.perProduct}; idle first: ${idle.perProduct}`);
+  }
+  const mean = ratios.reduce((a, b) => a + b, 0) / ratios.length;
+  console.log(`\nidle first / fresh: ${fmt(mean, 2)} on average; slower in ${ratios.filter((r) => r < 1).length} of ${ratios.length} rounds`);
+  return 0;
+}
