@@ -35,7 +35,7 @@ import { Api, bulkRun, embedRun, type BulkResult } from './support/bulkApi.js';
 import { bulkBodies } from './support/catalogue.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
 import { startKcs, type KcsStart } from './support/kcsStart.js';
-import { idleComparison } from './support/idleStart.js';
+import { idleComparison, idleComparisonSeconds } from './support/idleStart.js';
 import { formatCpu } from './support/load.js';
 import { waitIdle } from './support/proc.js';
 import { instructionCounter, instructionsCountable } from './support/instructions.js';
@@ -56,7 +56,7 @@ const ONLY_OFF = process.env.BENCH_STEP === '2-off';
 const LIVE_REPLICA = process.env.BENCH_REPLICA === '1';
 const COUNT_INSTRUCTIONS = process.env.BENCH_INSTRUCTIONS === '1';
 
-runBench('bench:embedding', (300 + BASELINE_PRODUCTS * 0.2 + PRODUCTS * 0.002) * 1000, main);
+runBench('bench:embedding', (300 + BASELINE_PRODUCTS * 0.2 + PRODUCTS * 0.002 + (process.env.BENCH_STEP === 'idle' ? idleComparisonSeconds(PRODUCTS) : 0)) * 1000, main);
 
 async function main(undo: Undo): Promise<number> {
   if (COUNT_INSTRUCTIONS && !instructionsCountable()) throw new Error('BENCH_INSTRUCTIONS=1: `perf stat -e instructions` cannot count here');

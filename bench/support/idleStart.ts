@@ -13,6 +13,9 @@ const ROUNDS = positiveInt('BENCH_IDLE_ROUNDS', 4);
 const IDLE_SECONDS = positiveInt('BENCH_IDLE_SECONDS', 40);
 const PER_REQUEST = 10_000;
 
+/** Seconds the comparison may take: each round starts, fills and stops two `kcs start`s, one after its idle time. */
+export const idleComparisonSeconds = (products: number): number => ROUNDS * (2 * (30 + products * 0.0005) + IDLE_SECONDS);
+
 /** One create of `products` on a new `kcs start` (embedding off), after `idleSeconds` of nothing. */
 async function createAfter(undo: Undo, products: number, idleSeconds: number): Promise<{ rate: number; perProduct: string }> {
   const kcs = await startKcs(undo, { KCS_EMBEDDER: 'none' });
