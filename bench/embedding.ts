@@ -36,7 +36,7 @@ import { bulkBodies } from './support/catalogue.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
 import { startKcs, type KcsStart } from './support/kcsStart.js';
 import { idleComparison, idleComparisonSeconds } from './support/idleStart.js';
-import { formatCpu } from './support/load.js';
+import { formatCpu, formatCpuPerProduct } from './support/load.js';
 import { waitIdle } from './support/proc.js';
 import { instructionCounter, instructionsCountable } from './support/instructions.js';
 
@@ -74,8 +74,7 @@ async function main(undo: Undo): Promise<number> {
   const kcs = await startKcs(undo, {}, CPU_PROF);
   const api = new Api(kcs.port, kcs.host, kcs.key);
   undo(() => api.close());
-  const site = await siteOf(api);
-  const path = `/api/knowledge/products/bulk?site_id=${site}`;
+  const path = await api.benchSiteBulkPath();
   // Loads the model in every thread (not timed): texts of their own, so nothing measured is cached.
   await embedRun(api, path, 'warm', 900_000, 32);
   const embedded = await embedRun(api, path, 'e', 200_000, EMBED_PRODUCTS, kcs.pids());
@@ -125,7 +124,7 @@ async function embeddingOffRun(undo: Undo): Promise<BulkPair> {
   const off = await startKcs(undo, { KCS_EMBEDDER: 'none' }, CPU_PROF);
   const api = new Api(off.port, off.host, off.key);
   undo(() => api.close());
-  const run = await bulkPair(off, api, `/api/knowledge/products/bulk?site_id=${await siteOf(api)}`);
+  const run = await bulkPair(off, api, await api.benchSiteBulkPath());
   await off.stop();
   return run;
 }
@@ -134,7 +133,7 @@ const perThousand = (counts: Record<string, number | null>) =>
   Object.entries(counts).map(([name, n]) => `${name} ${n === null ? '–' : `${fmt(n / PRODUCTS / 1000, 1)}k`}`).join(', ');
 const describeInstructions = ({ create, unchanged }: NonNullable<BulkPair['instructions']>) =>
   `instructions per product, create: ${perThousand(create)}; unchanged: ${perThousand(unchanged)}`;
-const perProduct = (cpu: Record<string, number>) => Object.entries(cpu).map(([name, s]) => `${name} ${fmt((s / PRODUCTS) * 1e6, 1)} µs`).join(', ');
+const perProduct = (cpu: Record<string, number>) => formatCpuPerProduct(cpu, PRODUCTS);
 /** BENCH_REPLICA=1: the create counted until the replica caught up (the serve process quiet again). */
 function describeCatchUp({ create, replicaCatchUp }: BulkPair): string {
   const { seconds, quiet } = replicaCatchUp!;
@@ -161,12 +160,6 @@ async function callSizes(undo: Undo): Promise<number> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/support/modelCallSizes.ts'], { stdio: ['ignore', 'inherit', 'inherit'] });
   undo(() => void child.kill('SIGKILL'));
   return (await new Promise<number | null>((resolve) => child.once('close', resolve))) ?? 1;
-}
-
-async function siteOf(api: Api): Promise<string> {
-  const reply = await api.call('POST', '/api/knowledge/sites', Buffer.from(JSON.stringify({ slug: 'bench', name: 'Bench', language: 'en' })));
-  if (reply.status !== 201) throw new Error(`site: ${reply.status} ${reply.body}`);
-  return (JSON.parse(reply.body) as { id: string }).id;
 }
 
 interface BulkPair {

@@ -28,9 +28,7 @@ async function main(undo: Undo): Promise<number> {
   const kcs = await startKcs(undo);
   const api = new Api(kcs.port, kcs.host, kcs.key);
   undo(() => api.close());
-  const site = await api.call('POST', '/api/knowledge/sites', Buffer.from(JSON.stringify({ slug: 'bench', name: 'Bench', language: 'en' })));
-  if (site.status !== 201) throw new Error(`site: ${site.status} ${site.body}`);
-  const path = `/api/knowledge/products/bulk?site_id=${(JSON.parse(site.body) as { id: string }).id}`;
+  const path = await api.benchSiteBulkPath();
   const searches = WORDS.flatMap((a) => WORDS.map((b) => JSON.stringify({ query: `${a} ${b}`, mode: 'keyword' })));
   // The first search reads the tenant into the serve process's replica: from then on it indexes every write.
   const first = await api.call('POST', '/api/knowledge/search/products', Buffer.from(searches[0]));

@@ -103,6 +103,13 @@ export class Api {
     });
   }
 
+  /** Creates the benchmarks' site (slug `bench`) and answers the bulk import path of its products. */
+  async benchSiteBulkPath(): Promise<string> {
+    const reply = await this.call('POST', '/api/knowledge/sites', Buffer.from(JSON.stringify({ slug: 'bench', name: 'Bench', language: 'en' })));
+    if (reply.status !== 201) throw new Error(`site: ${reply.status} ${reply.body}`);
+    return `/api/knowledge/products/bulk?site_id=${(JSON.parse(reply.body) as { id: string }).id}`;
+  }
+
   /** The job once it is completed or failed (GET …?wait=true answers after at most 60 s: asks again). */
   async waitForJob(jobId: string): Promise<JobView> {
     for (;;) {

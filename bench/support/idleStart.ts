@@ -8,6 +8,7 @@ import { Api, bulkRun } from './bulkApi.js';
 import { bulkBodies } from './catalogue.js';
 import { fmt, positiveInt, type Undo } from './harness.js';
 import { startKcs } from './kcsStart.js';
+import { formatCpuPerProduct } from './load.js';
 
 const ROUNDS = positiveInt('BENCH_IDLE_ROUNDS', 4);
 const IDLE_SECONDS = positiveInt('BENCH_IDLE_SECONDS', 40);
@@ -17,17 +18,14 @@ const PER_REQUEST = 10_000;
 export const idleComparisonSeconds = (products: number): number => ROUNDS * (2 * (30 + products * 0.0005) + IDLE_SECONDS);
 
 /** One create of `products` on a new `kcs start` (embedding off), after `idleSeconds` of nothing. */
-async function createAfter(undo: Undo, products: number, idleSeconds: number): Promise<{ rate: number; perProduct: string }> {
+async function createAfter(undo: Undo, bodies: Buffer[], idleSeconds: number): Promise<{ rate: number; perProduct: string }> {
   const kcs = await startKcs(undo, { KCS_EMBEDDER: 'none' });
   const api = new Api(kcs.port, kcs.host, kcs.key);
   try {
-    const site = await api.call('POST', '/api/knowledge/sites', Buffer.from(JSON.stringify({ slug: 'bench', name: 'Bench', language: 'en' })));
-    if (site.status !== 201) throw new Error(`site: ${site.status} ${site.body}`);
-    const path = `/api/knowledge/products/bulk?site_id=${(JSON.parse(site.body) as { id: string }).id}`;
+    const path = await api.benchSiteBulkPath();
     await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
-    const run = await bulkRun(api, path, bulkBodies('p', products, PER_REQUEST), kcs.pids());
-    const perProduct = Object.entries(run.cpuSeconds).map(([name, s]) => `${name} ${fmt((s / products) * 1e6, 1)} µs`).join(', ');
-    return { rate: run.rate, perProduct };
+    const run = await bulkRun(api, path, bodies, kcs.pids());
+    return { rate: run.rate, perProduct: formatCpuPerProduct(run.cpuSeconds, run.views.reduce((sum, v) => sum + v.total, 0)) };
   } finally {
     api.close();
     await kcs.stop();
@@ -35,12 +33,13 @@ async function createAfter(undo: Undo, products: number, idleSeconds: number): P
 }
 
 export async function idleComparison(undo: Undo, products: number): Promise<number> {
+  const bodies = bulkBodies('p', products, PER_REQUEST);
   const ratios: number[] = [];
   console.log(`| round | fresh: creates/s | idle ${IDLE_SECONDS} s first: creates/s | idle / fresh |`);
   console.log('|---:|---:|---:|---:|');
   for (let round = 1; round <= ROUNDS; round++) {
-    const fresh = await createAfter(undo, products, 0);
-    const idle = await createAfter(undo, products, IDLE_SECONDS);
+    const fresh = await createAfter(undo, bodies, 0);
+    const idle = await createAfter(undo, bodies, IDLE_SECONDS);
     ratios.push(idle.rate / fresh.rate);
     console.log(`| ${round} | ${fmt(fresh.rate, 0)} | ${fmt(idle.rate, 0)} | ${fmt(idle.rate / fresh.rate, 2)} |`);
     console.error(`   round ${round} CPU per product, fresh: ${fresh.perProduct}; idle first: ${idle.perProduct}`);

@@ -44,3 +44,7 @@ export async function load(options: autocannon.Options, watched: Record<string, 
 
 export const formatCpu = (cpu: Record<string, number>) =>
   Object.entries(cpu).map(([name, cores]) => `${name} ${(cores * 100).toFixed(0)}%`).join(', ');
+
+/** Each process's CPU seconds as µs per product over `products`. */
+export const formatCpuPerProduct = (cpu: Record<string, number>, products: number) =>
+  Object.entries(cpu).map(([name, s]) => `${name} ${((s / products) * 1e6).toFixed(1)} µs`).join(', ');
