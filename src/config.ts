@@ -28,6 +28,8 @@ export interface Config {
   workerConcurrency: number;
   /** Lock of a running bulk import; a killed worker's import is taken over within about 1.5× this. */
   ingestLockMs: number;
+  /** Lock of each embed job a worker holds; a killed worker's jobs go back to the queue within about 1.5× this. */
+  embedLockMs: number;
   /**
    * Scheduling priority (nice, 0–19) of a worker process that takes bulk imports (and not the
    * embed queue): searches and reads of the serve process go first where they share cores.
@@ -191,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.KCS_DATA_DIR || './data',
     workerConcurrency: int('KCS_WORKER_CONCURRENCY', 4, { min: 1, max: 256 }),
     ingestLockMs: int('KCS_INGEST_LOCK_MS', 60_000, { min: 1000, max: 3_600_000 }),
+    embedLockMs: int('KCS_EMBED_LOCK_MS', 30_000, { min: 1000, max: 3_600_000 }),
     ingestNice: int('KCS_INGEST_NICE', 10, { min: 0, max: 19 }),
     vectorCleanupDelayMs: int('KCS_VECTOR_CLEANUP_DELAY_MS', 600_000, { min: 0, max: 86_400_000 }),
     bootstrapDemo: bool('KCS_BOOTSTRAP_DEMO', true),

@@ -9,7 +9,7 @@ import { Slots } from '../src/embed/slots.js';
 import type { Embedder } from '../src/embed/embedder.js';
 import type { Logger } from '../src/log.js';
 import { EMBED_ATTEMPTS, EMBED_QUEUE, embedTargets, type EmbedJob } from '../src/queue/embed.js';
-import { QUEUE_PREFIX } from '../src/queue/connection.js';
+import { failedForGood, QUEUE_PREFIX } from '../src/queue/connection.js';
 import type { JobRepository } from '../src/store/jobs.js';
 import type { ReembedRepository } from '../src/store/reembed.js';
 import { VECTOR_NAMES, type VectorRepository, type VectorTarget } from '../src/store/vectors.js';
@@ -30,6 +30,11 @@ export interface EmbedWorkerOptions {
   watchStarts?: (listener: () => void) => () => Promise<void>;
   /** A re-embed's last document is done: `model` is the tenant's now. */
   reembedFinished?: (tenantId: string, model: string) => Promise<void>;
+  /**
+   * The lock of each job taken (renewed while the worker lives, also while it holds for an
+   * import); the jobs of a killed worker go back to the queue within about 1.5× this.
+   */
+  lockMs?: number;
 }
 
 /** How often the worker asks whether to yield. */
@@ -41,7 +46,7 @@ const YIELD_POLL_MS = 250;
  */
 const RESUME_AFTER_MS = 2000;
 
-export function embedWorker(connection: RedisClient, { embedder, vectors, jobs, reembed, batchSize, log, yieldTo, watchStarts, reembedFinished }: EmbedWorkerOptions): Worker<EmbedJob> {
+export function embedWorker(connection: RedisClient, { embedder, vectors, jobs, reembed, batchSize, log, yieldTo, watchStarts, reembedFinished, lockMs = 30_000 }: EmbedWorkerOptions): Worker<EmbedJob> {
   const batcher = new MicroBatcher(embedder, batchSize);
   // A document's texts are read when it gets a slot: about as many as one batch of model calls ahead.
   const inFlight = new Slots(batchSize);
@@ -96,7 +101,13 @@ export function embedWorker(connection: RedisClient, { embedder, vectors, jobs, 
     return outcomes.join(',');
   };
 
-  const worker = new Worker<EmbedJob>(EMBED_QUEUE, process, { connection, prefix: QUEUE_PREFIX, concurrency: batchSize });
+  // The worker holds up to batchSize jobs (a bulk import's: 128 documents each), and a kill sends
+  // them all back as stalled. Embedding a job again is harmless (its texts are read, and most
+  // vectors found in the cache, anew), so a job may be found stalled as often as it may fail:
+  // BullMQ's default, once, failed every job a worker killed twice had held.
+  const worker = new Worker<EmbedJob>(EMBED_QUEUE, process, {
+    connection, prefix: QUEUE_PREFIX, concurrency: batchSize, lockDuration: lockMs, stalledInterval: Math.min(30_000, Math.ceil(lockMs / 2)), maxStalledCount: EMBED_ATTEMPTS,
+  });
   // An import goes first: the worker takes no job and starts no model call while one is under way
   // (the threads' low priority alone still cost an import a sixth of its speed; docs/BENCHMARKS.md).
   let yielding = false;
@@ -128,7 +139,7 @@ export function embedWorker(connection: RedisClient, { embedder, vectors, jobs, 
   worker.on('failed', (job, error) => {
     if (!job) return;
     log.warn({ job: job.id, attempt: job.attemptsMade, err: error.message }, 'embedding failed');
-    if (job.attemptsMade < EMBED_ATTEMPTS) return;
+    if (!failedForGood(job, error)) return;
     const { tenantId, ingestJobId } = job.data;
     const targets = embedTargets(job.data);
     void Promise.all([

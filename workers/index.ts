@@ -81,7 +81,7 @@ export async function startWorkers(config: Config, redisAt: RedisAt, log: Logger
     // What builds this model again, for searches over its vectors once another one is configured.
     await new EmbeddingModelRegistry(redis).record({ modelId: embedder.modelId, spec: config.embedding, dimension: embedder.dimension, languages: embedder.languages });
     workers.push(embedWorker(connection, {
-      embedder, vectors: new VectorRepository(redis), jobs: services.jobs, reembed, batchSize: config.embedding.batchSize, log,
+      embedder, vectors: new VectorRepository(redis), jobs: services.jobs, reembed, batchSize: config.embedding.batchSize, log, lockMs: config.embedLockMs,
       yieldTo: () => queues.ingest.busy(),
       watchStarts: (listener) => IngestQueue.watchStarts(redisAt, listener),
       reembedFinished: (tenantId, model) => queues.maintenance.scheduleVectorCleanup(tenantId, model, { delayMs: config.vectorCleanupDelayMs, once: false }),

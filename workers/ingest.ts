@@ -4,8 +4,8 @@ import type { RedisClient } from '../src/store/redis.js';
 import type { IngestService } from '../src/domain/ingest.js';
 import type { WriteConfirmation } from '../src/domain/writeConfirmation.js';
 import type { Logger } from '../src/log.js';
-import { INGEST_QUEUE, type IngestTask } from '../src/queue/ingest.js';
-import { QUEUE_PREFIX } from '../src/queue/connection.js';
+import { INGEST_ATTEMPTS, INGEST_QUEUE, type IngestTask } from '../src/queue/ingest.js';
+import { failedForGood, QUEUE_PREFIX } from '../src/queue/connection.js';
 import type { JobRepository } from '../src/store/jobs.js';
 
 export interface IngestWorkerOptions {
@@ -47,13 +47,15 @@ export function ingestWorker(connection: RedisClient, options: IngestWorkerOptio
       await writes?.confirm(job.data.tenantId);
       log.info({ job: job.data.jobId, tenant: job.data.tenantId, ms: Math.round(performance.now() - started) }, 'bulk import stored');
     },
-    // A long import must not be taken for stalled while it runs; it renews its lock meanwhile.
-    { connection, prefix: QUEUE_PREFIX, concurrency, lockDuration: lockMs, stalledInterval: Math.min(30_000, Math.ceil(lockMs / 2)) },
+    // A long import must not be taken for stalled while it runs; it renews its lock meanwhile. A
+    // job found stalled resumes where it stopped, as often as it may fail (BullMQ's default, once,
+    // failed an import whose worker was killed twice, with its remaining items never written).
+    { connection, prefix: QUEUE_PREFIX, concurrency, lockDuration: lockMs, stalledInterval: Math.min(30_000, Math.ceil(lockMs / 2)), maxStalledCount: INGEST_ATTEMPTS },
   );
   worker.on('failed', (job, error) => {
     if (!job) return;
     log.warn({ job: job.data.jobId, attempt: job.attemptsMade, err: error.message }, 'bulk import failed');
-    if (job.attemptsMade >= (job.opts.attempts ?? 1)) void jobs.setStatus(job.data.tenantId, job.data.jobId, 'failed');
+    if (failedForGood(job, error)) void jobs.setStatus(job.data.tenantId, job.data.jobId, 'failed');
   });
   return worker;
 }

@@ -1,5 +1,5 @@
 // What every BullMQ queue of kcs shares: the connection settings and the key prefix.
-import { Queue, type DefaultJobOptions } from 'bullmq';
+import { Queue, type DefaultJobOptions, type Job } from 'bullmq';
 import { openClient, type RedisAt, type RedisClient } from '../store/redis.js';
 
 /** One hash tag for all queue keys, so BullMQ's multi-key scripts also work on a Redis Cluster. */
@@ -21,6 +21,14 @@ export function producerConnection(at: RedisAt): RedisClient {
   connection.on('error', () => undefined);
   return connection;
 }
+
+/**
+ * True when BullMQ will not run a failed job again: its attempts are spent, or it failed for good
+ * (an UnrecoverableError, which is also how BullMQ fails a job found stalled more often than its
+ * worker's maxStalledCount allows). A job failed that way has attempts left and would otherwise
+ * look like one that is retried.
+ */
+export const failedForGood = (job: Job, error: Error): boolean => error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
 
 export function newQueue<T>(name: string, connection: RedisClient, defaultJobOptions: DefaultJobOptions): Queue<T> {
   const queue = new Queue<T>(name, { connection, prefix: QUEUE_PREFIX, defaultJobOptions });

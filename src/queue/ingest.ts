@@ -4,6 +4,8 @@ import type { RedisAt, RedisClient } from '../store/redis.js';
 import { newQueue, QUEUE_PREFIX, queueConnection } from './connection.js';
 
 export const INGEST_QUEUE = 'ingest';
+/** Runs of a bulk job that may fail before it is failed for good; also how often it may be found stalled (a worker killed under it). */
+export const INGEST_ATTEMPTS = 10;
 /** The queue's payload: which accepted bulk job to run (the job itself, its items and its view live in store/jobs.ts). */
 export interface IngestTask {
   tenantId: string;
@@ -14,7 +16,7 @@ export class IngestQueue {
   private readonly queue: Queue<IngestTask>;
 
   constructor(connection: RedisClient) {
-    this.queue = newQueue<IngestTask>(INGEST_QUEUE, connection, { attempts: 10, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: 1000, removeOnFail: 5000 });
+    this.queue = newQueue<IngestTask>(INGEST_QUEUE, connection, { attempts: INGEST_ATTEMPTS, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: 1000, removeOnFail: 5000 });
   }
 
   async add(tenantId: string, jobId: string): Promise<void> {

@@ -4,6 +4,8 @@ import type { RedisClient } from '../store/redis.js';
 import { newQueue } from './connection.js';
 
 export const MAINTENANCE_QUEUE = 'maintenance';
+/** Runs of a job that may fail before it is failed for good; also how often it may be found stalled (each kind of job is safe to run again). */
+export const MAINTENANCE_ATTEMPTS = 8;
 
 export type MaintenanceJob =
   | { kind: 'purge-site'; tenantId: string; siteId: string }
@@ -22,7 +24,7 @@ export class MaintenanceQueue {
 
   constructor(connection: RedisClient) {
     this.queue = newQueue<MaintenanceJob>(MAINTENANCE_QUEUE, connection, {
-      attempts: 8, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: 1000, removeOnFail: 5000,
+      attempts: MAINTENANCE_ATTEMPTS, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: 1000, removeOnFail: 5000,
     });
   }
 

@@ -15,6 +15,7 @@ import { LocalEmbedder } from '../../src/embed/local.js';
 import { embeddingCacheKey, keys } from '../../src/store/keys.js';
 import { connectRedis, type Store } from '../../src/store/redis.js';
 import { textKey, vectorField, VectorRepository } from '../../src/store/vectors.js';
+import { eventually } from '../helpers/eventually.js';
 import { startStack, type HttpResult, type Stack, type TenantFixture } from '../helpers/stack.js';
 
 const PRODUCTS = '/api/knowledge/products';
@@ -72,17 +73,6 @@ async function upsert(body: Body, siteId = siteA): Promise<HttpResult> {
   const res = await t.request('POST', `${PRODUCTS}?site_id=${siteId}`, { body });
   assert.ok([200, 201].includes(res.status), `${res.status} ${res.text}`);
   return res;
-}
-
-/** Polls `check` until it returns a value (bounded). */
-async function eventually<T>(check: () => Promise<T | undefined>, what: string, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await delay(50);
-  }
 }
 
 async function untilReady(id: string): Promise<any> {
