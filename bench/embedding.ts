@@ -12,6 +12,8 @@
 //                                                in alternating runs (the VM's speed drifts)
 //   BENCH_INSTRUCTIONS=1 ...                     step 2 also counts each process's instructions per
 //                                                product (`perf stat`; they hardly drift with the VM)
+//   BENCH_REDIS_COMMANDS=1 ...                   step 2 also prints redis-server's costliest commands,
+//                                                µs per product (bench/support/redisCommands.ts)
 //   BENCH_STEP=idle npm run bench:embedding      step 2's create (embedding off) on a fresh `kcs start`
 //                                                against one idle for 40 s first, in turns
 //                                                (bench/support/idleStart.ts)
@@ -39,6 +41,7 @@ import { idleComparison, idleComparisonSeconds } from './support/idleStart.js';
 import { formatCpu, formatCpuPerProduct } from './support/load.js';
 import { waitIdle } from './support/proc.js';
 import { instructionCounter, instructionsCountable } from './support/instructions.js';
+import { commandTimer, formatCommandTimes, type CommandTime } from './support/redisCommands.js';
 
 const PRODUCTS = positiveInt('BENCH_PRODUCTS', 100_000);
 const BASELINE_PRODUCTS = positiveInt('BENCH_BASELINE_PRODUCTS', 300);
@@ -55,6 +58,7 @@ const ONLY_OFF = process.env.BENCH_STEP === '2-off';
  */
 const LIVE_REPLICA = process.env.BENCH_REPLICA === '1';
 const COUNT_INSTRUCTIONS = process.env.BENCH_INSTRUCTIONS === '1';
+const TIME_COMMANDS = process.env.BENCH_REDIS_COMMANDS === '1';
 
 runBench('bench:embedding', (300 + BASELINE_PRODUCTS * 0.2 + PRODUCTS * 0.002 + (process.env.BENCH_STEP === 'idle' ? idleComparisonSeconds(PRODUCTS) : 0)) * 1000, main);
 
@@ -86,6 +90,7 @@ async function main(undo: Undo): Promise<number> {
   console.log(`   bulk unchanged, embedding behind: ${fmt(behind.unchanged.rate, 0)} products/s (${formatCpu(behind.unchangedCpu)})`);
   console.log(`   CPU per product, create: ${perProduct(behind.create.cpuSeconds)}`);
   if (behind.instructions) console.log(`   ${describeInstructions(behind.instructions)}`);
+  if (behind.commands) console.log(`   ${describeCommands(behind.commands)}`);
   if (behind.replicaCatchUp !== null) console.log(`   ${describeCatchUp(behind)}`);
   const backlog = behind.create.views.reduce((sum, v) => sum + v.embedding.pending, 0);
   await kcs.stop();
@@ -116,6 +121,7 @@ async function embeddingOffPair(undo: Undo): Promise<number> {
   if (run.replicaCatchUp) console.log(`   ${describeCatchUp(run)}`);
   console.log(`   unchanged ${fmt(run.unchanged.rate, 0)}/s (CPU per product: ${perProduct(run.unchanged.cpuSeconds)})`);
   if (run.instructions) console.log(`   ${describeInstructions(run.instructions)}`);
+  if (run.commands) console.log(`   ${describeCommands(run.commands)}`);
   return 0;
 }
 
@@ -133,6 +139,8 @@ const perThousand = (counts: Record<string, number | null>) =>
   Object.entries(counts).map(([name, n]) => `${name} ${n === null ? '–' : `${fmt(n / PRODUCTS / 1000, 1)}k`}`).join(', ');
 const describeInstructions = ({ create, unchanged }: NonNullable<BulkPair['instructions']>) =>
   `instructions per product, create: ${perThousand(create)}; unchanged: ${perThousand(unchanged)}`;
+const describeCommands = ({ create, unchanged }: NonNullable<BulkPair['commands']>) =>
+  `redis-server commands per product (a script's commands counted in its EVALSHA too), create: ${formatCommandTimes(create, PRODUCTS)}; unchanged: ${formatCommandTimes(unchanged, PRODUCTS)}`;
 const perProduct = (cpu: Record<string, number>) => formatCpuPerProduct(cpu, PRODUCTS);
 /** BENCH_REPLICA=1: the create counted until the replica caught up (the serve process quiet again). */
 function describeCatchUp({ create, replicaCatchUp }: BulkPair): string {
@@ -175,6 +183,8 @@ interface BulkPair {
   unchangedCpu: Record<string, number>;
   /** BENCH_INSTRUCTIONS=1: each process's instructions over each run (until the replica caught up); else null. */
   instructions: { create: Record<string, number | null>; unchanged: Record<string, number | null> } | null;
+  /** BENCH_REDIS_COMMANDS=1: redis-server's time by command over each run; else null. */
+  commands: { create: CommandTime[]; unchanged: CommandTime[] } | null;
 }
 
 /** Bulk create of PRODUCTS new products, then the same bodies again (unchanged). */
@@ -185,17 +195,22 @@ async function bulkPair(kcs: KcsStart, api: Api, path: string): Promise<BulkPair
   }
   const bodies = bulkBodies('p', PRODUCTS, PER_REQUEST);
   const counting = COUNT_INSTRUCTIONS ? await instructionCounter(kcs.pids()) : null;
+  const timing = TIME_COMMANDS ? await commandTimer(kcs.pids()['redis-server']) : null;
   const create = await bulkRun(api, path, bodies, kcs.pids());
   const replicaCatchUp = LIVE_REPLICA ? await waitIdle({ serve: kcs.pids()['kcs serve'] }, { quietMs: 1000, limitMs: 120_000 }) : null;
   const createInstructions = await counting?.();
+  const createCommands = await timing?.();
   const countingUnchanged = COUNT_INSTRUCTIONS ? await instructionCounter(kcs.pids()) : null;
+  const timingUnchanged = TIME_COMMANDS ? await commandTimer(kcs.pids()['redis-server']) : null;
   const unchanged = await bulkRun(api, path, bodies, kcs.pids());
   const unchangedInstructions = await countingUnchanged?.();
+  const unchangedCommands = await timingUnchanged?.();
   const counted = (run: BulkResult, field: 'created' | 'unchanged') => run.views.reduce((sum, v) => sum + v.counts[field], 0);
   if (counted(create, 'created') !== PRODUCTS || counted(unchanged, 'unchanged') !== PRODUCTS) {
     throw new Error(`the jobs counted ${counted(create, 'created')} created and ${counted(unchanged, 'unchanged')} unchanged, not ${PRODUCTS} each`);
   }
   const perSecond = (run: BulkResult) => Object.fromEntries(Object.entries(run.cpuSeconds).map(([name, s]) => [name, s / run.seconds]));
   const instructions = createInstructions && unchangedInstructions ? { create: createInstructions, unchanged: unchangedInstructions } : null;
-  return { create, replicaCatchUp, unchanged, createCpu: perSecond(create), unchangedCpu: perSecond(unchanged), instructions };
+  const commands = createCommands && unchangedCommands ? { create: createCommands, unchanged: unchangedCommands } : null;
+  return { create, replicaCatchUp, unchanged, createCpu: perSecond(create), unchangedCpu: perSecond(unchanged), instructions, commands };
 }
