@@ -12,6 +12,9 @@ test('defaults: the local model, a thread per core, nice 19 and SCHED_IDLE, batc
   assert.deepEqual(loadConfig({}).embedding, { provider: 'local', batchSize: 64, threads: availableParallelism(), nice: 19, idle: true });
   assert.deepEqual(loadConfig({ KCS_EMBED_THREADS: '1', KCS_EMBED_NICE: '5' }).embedding, { provider: 'local', batchSize: 64, threads: 1, nice: 5, idle: true });
   assert.equal(loadConfig({ KCS_EMBED_IDLE: 'off' }).embedding.idle, false);
+  // The embed jobs' lock: BullMQ's 30 s unless set.
+  assert.equal(loadConfig({}).embedLockMs, 30_000);
+  assert.equal(loadConfig({ KCS_EMBED_LOCK_MS: '2000' }).embedLockMs, 2000);
 });
 
 test('onnx: the model directory, its languages (de,en unless set) and the prefixes of queries and documents', () => {
@@ -33,4 +36,5 @@ test('one line for each bad value', () => {
   assert.deepEqual(problemsOf({ KCS_EMBED_THREADS: '0', KCS_EMBED_NICE: '20' }), ['KCS_EMBED_THREADS="0" must be an integer from 1 to 64', 'KCS_EMBED_NICE="20" must be an integer from 0 to 19']);
   assert.match(problemsOf({ KCS_EMBEDDER: 'tensorflow' })[0], /KCS_EMBEDDER.*local, onnx, hf, none/);
   assert.match(problemsOf({ KCS_EMBED_IDLE: 'yes' })[0], /KCS_EMBED_IDLE.*on, off/);
+  assert.deepEqual(problemsOf({ KCS_EMBED_LOCK_MS: '999' }), ['KCS_EMBED_LOCK_MS="999" must be an integer from 1000 to 3600000']);
 });
