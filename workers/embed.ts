@@ -9,7 +9,7 @@ import { Slots } from '../src/embed/slots.js';
 import type { Embedder } from '../src/embed/embedder.js';
 import type { Logger } from '../src/log.js';
 import { EMBED_ATTEMPTS, EMBED_QUEUE, embedTargets, type EmbedJob } from '../src/queue/embed.js';
-import { failedForGood, QUEUE_PREFIX } from '../src/queue/connection.js';
+import { failedForGood, QUEUE_PREFIX, stallSettings } from '../src/queue/connection.js';
 import type { JobRepository } from '../src/store/jobs.js';
 import type { ReembedRepository } from '../src/store/reembed.js';
 import { VECTOR_NAMES, type VectorRepository, type VectorTarget } from '../src/store/vectors.js';
@@ -102,12 +102,9 @@ export function embedWorker(connection: RedisClient, { embedder, vectors, jobs, 
   };
 
   // The worker holds up to batchSize jobs (a bulk import's: 128 documents each), and a kill sends
-  // them all back as stalled. Embedding a job again is harmless (its texts are read, and most
-  // vectors found in the cache, anew), so a job may be found stalled as often as it may fail:
-  // BullMQ's default, once, failed every job a worker killed twice had held.
-  const worker = new Worker<EmbedJob>(EMBED_QUEUE, process, {
-    connection, prefix: QUEUE_PREFIX, concurrency: batchSize, lockDuration: lockMs, stalledInterval: Math.min(30_000, Math.ceil(lockMs / 2)), maxStalledCount: EMBED_ATTEMPTS,
-  });
+  // them all back as stalled. Embedding a job again is harmless: its texts are read anew, and the
+  // vectors computed before the kill come from the cache.
+  const worker = new Worker<EmbedJob>(EMBED_QUEUE, process, { connection, prefix: QUEUE_PREFIX, concurrency: batchSize, ...stallSettings(lockMs, EMBED_ATTEMPTS) });
   // An import goes first: the worker takes no job and starts no model call while one is under way
   // (the threads' low priority alone still cost an import a sixth of its speed; docs/BENCHMARKS.md).
   let yielding = false;

@@ -5,7 +5,7 @@ import type { IngestService } from '../src/domain/ingest.js';
 import type { WriteConfirmation } from '../src/domain/writeConfirmation.js';
 import type { Logger } from '../src/log.js';
 import { INGEST_ATTEMPTS, INGEST_QUEUE, type IngestTask } from '../src/queue/ingest.js';
-import { failedForGood, QUEUE_PREFIX } from '../src/queue/connection.js';
+import { failedForGood, QUEUE_PREFIX, stallSettings } from '../src/queue/connection.js';
 import type { JobRepository } from '../src/store/jobs.js';
 
 export interface IngestWorkerOptions {
@@ -48,9 +48,8 @@ export function ingestWorker(connection: RedisClient, options: IngestWorkerOptio
       log.info({ job: job.data.jobId, tenant: job.data.tenantId, ms: Math.round(performance.now() - started) }, 'bulk import stored');
     },
     // A long import must not be taken for stalled while it runs; it renews its lock meanwhile. A
-    // job found stalled resumes where it stopped, as often as it may fail (BullMQ's default, once,
-    // failed an import whose worker was killed twice, with its remaining items never written).
-    { connection, prefix: QUEUE_PREFIX, concurrency, lockDuration: lockMs, stalledInterval: Math.min(30_000, Math.ceil(lockMs / 2)), maxStalledCount: INGEST_ATTEMPTS },
+    // job found stalled resumes where it stopped (before, one killed twice stayed `running`).
+    { connection, prefix: QUEUE_PREFIX, concurrency, ...stallSettings(lockMs, INGEST_ATTEMPTS) },
   );
   worker.on('failed', (job, error) => {
     if (!job) return;

@@ -2,7 +2,7 @@
 import { Worker, type Job } from 'bullmq';
 import type { Logger } from '../src/log.js';
 import type { RedisClient } from '../src/store/redis.js';
-import { QUEUE_PREFIX } from '../src/queue/connection.js';
+import { QUEUE_PREFIX, stallSettings } from '../src/queue/connection.js';
 import { MAINTENANCE_ATTEMPTS, MAINTENANCE_QUEUE, type MaintenanceJob } from '../src/queue/maintenance.js';
 import type { ProductRepository } from '../src/store/products.js';
 import type { ProjectionBackfill } from '../src/store/projectionBackfill.js';
@@ -63,8 +63,8 @@ export function maintenanceWorker(connection: RedisClient, { products, backfill,
         }
       }
     },
-    // A purge or re-embed of a killed worker runs again, as often as it may fail (BullMQ's default: once).
-    { connection, prefix: QUEUE_PREFIX, concurrency, maxStalledCount: MAINTENANCE_ATTEMPTS },
+    // A purge or re-embed of a killed worker runs again (each kind of job is safe to run twice).
+    { connection, prefix: QUEUE_PREFIX, concurrency, ...stallSettings(30_000, MAINTENANCE_ATTEMPTS) },
   );
   worker.on('failed', (job, error) => log.warn({ job: job?.id, err: error }, 'maintenance job failed'));
   return worker;

@@ -23,6 +23,16 @@ export function producerConnection(at: RedisAt): RedisClient {
 }
 
 /**
+ * A worker's lock and stall settings: the lock of each job it runs (renewed while it lives), a
+ * check for the jobs of dead workers every half lock (at most BullMQ's 30 s), and how often a job
+ * may be found stalled before BullMQ fails it: as often as it may fail. BullMQ's default, once,
+ * failed a job whose worker was killed twice, with attempts left (see failedForGood).
+ */
+export const stallSettings = (lockMs: number, attempts: number) => ({
+  lockDuration: lockMs, stalledInterval: Math.min(30_000, Math.ceil(lockMs / 2)), maxStalledCount: attempts,
+});
+
+/**
  * True when BullMQ will not run a failed job again: its attempts are spent, or it failed for good
  * (an UnrecoverableError, which is also how BullMQ fails a job found stalled more often than its
  * worker's maxStalledCount allows). A job failed that way has attempts left and would otherwise
