@@ -195,13 +195,13 @@ async function bulkPair(kcs: KcsStart, api: Api, path: string): Promise<BulkPair
   }
   const bodies = bulkBodies('p', PRODUCTS, PER_REQUEST);
   const counting = COUNT_INSTRUCTIONS ? await instructionCounter(kcs.pids()) : null;
-  const timing = TIME_COMMANDS ? await commandTimer(kcs.pids()['redis-server']) : null;
+  const timing = TIME_COMMANDS ? await commandTimer(await kcs.redisUrl()) : null;
   const create = await bulkRun(api, path, bodies, kcs.pids());
   const replicaCatchUp = LIVE_REPLICA ? await waitIdle({ serve: kcs.pids()['kcs serve'] }, { quietMs: 1000, limitMs: 120_000 }) : null;
   const createInstructions = await counting?.();
   const createCommands = await timing?.();
   const countingUnchanged = COUNT_INSTRUCTIONS ? await instructionCounter(kcs.pids()) : null;
-  const timingUnchanged = TIME_COMMANDS ? await commandTimer(kcs.pids()['redis-server']) : null;
+  const timingUnchanged = TIME_COMMANDS ? await commandTimer(await kcs.redisUrl()) : null;
   const unchanged = await bulkRun(api, path, bodies, kcs.pids());
   const unchangedInstructions = await countingUnchanged?.();
   const unchangedCommands = await timingUnchanged?.();

@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { runningEmbeddedRedis } from '../../src/store/embeddedRedis.js';
 import type { Undo } from './harness.js';
 import { waitIdle } from './proc.js';
 
@@ -16,6 +17,8 @@ export interface KcsStart {
   key: string;
   /** The processes of the tree: kcs (serve), each worker by its queues, redis-server. */
   pids(): Record<string, number>;
+  /** The URL of its embedded redis-server. */
+  redisUrl(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -76,7 +79,12 @@ export async function startKcs(undo: Undo, env: Record<string, string> = {}, nod
   // The server's children: redis-server and the workers (not a short-lived helper such as chrt).
   const pids = () => Object.fromEntries([['kcs serve', child.pid!], ...childrenOf(child.pid!).map((pid) => [nameOf(pid), pid]).filter(([name]) => !String(name).startsWith('child '))]);
   await settled(pids());
-  return { port, host, key, pids, stop };
+  const redisUrl = async () => {
+    const url = await runningEmbeddedRedis(dataDir);
+    if (!url) throw new Error(`no embedded redis-server answers for ${dataDir}`);
+    return url;
+  };
+  return { port, host, key, pids, redisUrl, stop };
 }
 
 /**

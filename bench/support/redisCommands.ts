@@ -1,8 +1,7 @@
-// Where redis-server's time goes over an interval, by command (INFO commandstats of the embedded
-// server of a `kcs start`): each command's calls and microseconds. A command a Lua script calls is
-// counted twice, on its own line and within the EVALSHA that called it, so the EVALSHA line less
+// Where redis-server's time goes over an interval, by command (INFO commandstats, e.g. of a `kcs
+// start`'s embedded server): each command's calls and microseconds. A command a Lua script calls
+// is counted twice, on its own line and within the EVALSHA that called it, so the EVALSHA line less
 // the lines of the commands its scripts call is the scripts' own work (their Lua).
-import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 
 export interface CommandTime {
@@ -11,16 +10,9 @@ export interface CommandTime {
   usec: number;
 }
 
-/** The port of the embedded redis-server `pid` (its process title is `redis-server 127.0.0.1:<port>`). */
-const portOf = (pid: number): number => {
-  const port = /:(\d+)/.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1];
-  if (!port) throw new Error(`no port in the process title of redis-server ${pid}`);
-  return Number(port);
-};
-
 /** Resets the server's command statistics; the returned function reads them, costliest first. */
-export async function commandTimer(redisPid: number): Promise<() => Promise<CommandTime[]>> {
-  const redis = new Redis({ host: '127.0.0.1', port: portOf(redisPid), lazyConnect: true });
+export async function commandTimer(url: string): Promise<() => Promise<CommandTime[]>> {
+  const redis = new Redis(url, { lazyConnect: true });
   await redis.connect();
   await redis.config('RESETSTAT');
   return async () => {
