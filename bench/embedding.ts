@@ -4,6 +4,7 @@
 //   npm run bench:embedding                      about 2 minutes
 //   BENCH_PRODUCTS=50000 npm run bench:embedding a smaller bulk catalogue (default 100,000)
 //   BENCH_CPU_PROF=<dir> ...                     CPU profiles of every process of the three `kcs start`s
+//                                                (npm run profile:summary -- <dir>: by function and line)
 //   BENCH_REPLICA=1 ...                          step 2 with the tenant's search replica live (one
 //                                                search first, as on a restarted server); the
 //                                                unchanged run waits until the replica caught up
@@ -42,13 +43,14 @@ import { formatCpu, formatCpuPerProduct } from './support/load.js';
 import { waitIdle } from './support/proc.js';
 import { instructionCounter, instructionsCountable } from './support/instructions.js';
 import { commandTimer, formatCommandTimes, type CommandTime } from './support/redisCommands.js';
+import { cpuProfileArgs } from './support/cpuProfile.js';
 
 const PRODUCTS = positiveInt('BENCH_PRODUCTS', 100_000);
 const BASELINE_PRODUCTS = positiveInt('BENCH_BASELINE_PRODUCTS', 300);
 const EMBED_PRODUCTS = 1_000;
 const PER_REQUEST = 10_000;
 const TARGET = { embedded: 25, create: 15_000, unchanged: 50_000 };
-const CPU_PROF = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
+const CPU_PROF = process.env.BENCH_CPU_PROF ? cpuProfileArgs(resolve(process.env.BENCH_CPU_PROF)) : [];
 const ONLY_OFF = process.env.BENCH_STEP === '2-off';
 /**
  * The built-in engine reads a tenant into the serve process's replica at start or on its first

@@ -27,6 +27,7 @@ import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
 import { formatCpu, load, type LoadResult } from './support/load.js';
 import { cpuMeter, peakRssMiB, redisVersion } from './support/proc.js';
 import { benchRedisEnv, CLUSTER, openPrivateRedis } from './support/redisServers.js';
+import { cpuProfileArgs } from './support/cpuProfile.js';
 
 const HOST = '127.0.0.1';
 const SECONDS = positiveInt('BENCH_SECONDS', 5);
@@ -47,7 +48,7 @@ async function main(undo: Undo): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'kcs-bench-'));
   undo(() => rmSync(dir, { recursive: true, force: true }));
   // One folder per process role; a profile is written when its process exits.
-  const profiled = (name: string): string[] => (CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF, name)}`] : []);
+  const profiled = (name: string): string[] => (CPU_PROF ? cpuProfileArgs(join(CPU_PROF, name)) : []);
 
   const backend = await openPrivateRedis(undo, 'ingest', { cluster: CLUSTER });
   const { store: direct } = backend;

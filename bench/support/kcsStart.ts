@@ -51,7 +51,7 @@ export async function startKcs(undo: Undo, env: Record<string, string> = {}, nod
   const dataDir = mkdtempSync(join(tmpdir(), 'kcs-bench-start-'));
   undo(() => rmSync(dataDir, { recursive: true, force: true }));
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/cli.ts', 'start'], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, 'src/cli.ts', 'start'], {
     env: { ...process.env, PORT: String(port), KCS_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

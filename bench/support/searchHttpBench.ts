@@ -11,6 +11,7 @@ import { fmt, type Undo } from './harness.js';
 import { formatCpu, load, type LoadResult } from './load.js';
 import { peakRssMiB } from './proc.js';
 import type { Column } from './searchColumn.js';
+import { cpuProfileArgs } from './cpuProfile.js';
 import { CPU_PROF, HTTP_CONNECTIONS, HTTP_VECTOR_QUERIES, MODEL, SECONDS, WARMUP_SECONDS } from './searchConfig.js';
 import { FACETS, httpBody } from './searchQueries.js';
 import type { Summary } from './searchSummary.js';
@@ -63,7 +64,7 @@ function call(port: number, { method, path, headers = {}, body, timeoutMs = 120_
 
 /** A serve child for the column and embedder, and its time from listening to /readyz 200 (noted). */
 async function startServe({ column, undo, summary }: HttpBenchOptions, embedder: Embedder): Promise<Serve> {
-  const profile = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF, `serve-${column.engine}-${embedder}`)}`] : [];
+  const profile = CPU_PROF ? cpuProfileArgs(join(CPU_PROF, `serve-${column.engine}-${embedder}`)) : [];
   const name = `kcs serve (${column.engine}, KCS_EMBEDDER=${embedder})`;
   const serve = new ChildTarget<{ type: 'ready'; port: number }>(name, new URL('./searchServer.ts', import.meta.url), { ...column.serveEnv(), KCS_EMBEDDER: embedder }, undefined, profile);
   undo(() => serve.stop());

@@ -1,0 +1,38 @@
+// Module hooks for CPU profiles with line numbers (bench/support/lineProfile.mjs registers them).
+// tsx compiles every module to one line (esbuild's minifyWhitespace), so a V8 profile of a tsx
+// process can say which function ran, never which line. These hooks compile TypeScript the way
+// tsx does, without the minifying; profileSummary.ts compiles a file again the same way to map a
+// profile's lines back to the TypeScript source.
+import { readFile } from 'node:fs/promises';
+import { transform } from 'esbuild';
+
+/** esbuild's options for a TypeScript file: tsconfig.json's settings that change the output. */
+export function transformOptions(path) {
+  return {
+    loader: path.endsWith('.tsx') ? 'tsx' : 'ts',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: 'external',
+    sourcefile: path,
+    tsconfigRaw: { compilerOptions: { target: 'ES2022', verbatimModuleSyntax: true, jsx: 'react-jsx', jsxImportSource: 'preact' } },
+  };
+}
+
+const TYPESCRIPT = /\.(ts|tsx|mts)$/;
+
+/** `./x.js` names `./x.ts` in this repository's imports (TypeScript's NodeNext convention). */
+export async function resolve(specifier, context, nextResolve) {
+  try {
+    return await nextResolve(specifier, context);
+  } catch (error) {
+    if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !/^\.{0,2}\/.*\.js$/.test(specifier)) throw error;
+    return nextResolve(specifier.replace(/\.js$/, '.ts'), context);
+  }
+}
+
+export async function load(url, context, nextLoad) {
+  if (!url.startsWith('file:') || !TYPESCRIPT.test(url) || url.includes('/node_modules/')) return nextLoad(url, context);
+  const path = new URL(url).pathname;
+  const { code } = await transform(await readFile(path, 'utf8'), transformOptions(path));
+  return { format: 'module', source: code, shortCircuit: true };
+}
