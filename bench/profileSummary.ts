@@ -82,7 +82,8 @@ function summarize(file: string): void {
   }
   if (busy < 1) return;
   const urls = new Set(profile.nodes.map((n) => n.callFrame.url));
-  const role = urls.has(`file://${join(ROOT, 'workers/ingest.ts')}`) ? 'ingest worker' : urls.has(`file://${join(ROOT, 'src/api/bulk.ts')}`) ? 'serve' : 'other';
+  const ran = (path: string) => urls.has(`file://${join(ROOT, path)}`);
+  const role = ran('workers/ingest.ts') ? 'ingest worker' : ran('workers/embed.ts') ? 'embed worker' : ran('src/api/bulk.ts') ? 'serve' : 'other (a thread, or a process none of whose kcs code ran)';
   console.log(`\n${file}: ${role}, ${(busy / 1000).toFixed(2)} s busy`);
   const show = (title: string, table: Map<string, number>) => {
     console.log(`  ${title}`);
