@@ -6,7 +6,7 @@
 // (bench/support/lineProfile.mjs), so their profiles keep lines; this compiles each source file
 // again the same way and maps the profile's lines back through esbuild's source map. A profile of
 // a plain tsx process has every sample on line 1 and shows functions only.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,11 @@ const topAt = args.indexOf('--top');
 const top = topAt >= 0 ? Number(args.splice(topAt, 2)[1]) : 25;
 if (args.length === 0 || !Number.isInteger(top) || top < 1) {
   console.error('usage: npm run profile:summary -- <dir or .cpuprofile files> [--top N]');
+  process.exit(2);
+}
+const missing = args.find((path) => !existsSync(path));
+if (missing) {
+  console.error(`profile:summary: ${missing} does not exist`);
   process.exit(2);
 }
 const files = args.flatMap((path) => (statSync(path).isDirectory() ? readdirSync(path).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(path, f)) : [path]));

@@ -12,7 +12,8 @@ export function transformOptions(path) {
     loader: path.endsWith('.tsx') ? 'tsx' : 'ts',
     format: 'esm',
     target: 'node20',
-    sourcemap: 'external',
+    // Inline for the process's stack traces (tsx turns source maps on), external for profileSummary.ts.
+    sourcemap: 'both',
     sourcefile: path,
     tsconfigRaw: { compilerOptions: { target: 'ES2022', verbatimModuleSyntax: true, jsx: 'react-jsx', jsxImportSource: 'preact' } },
   };
