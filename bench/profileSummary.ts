@@ -88,7 +88,7 @@ function summarize(file: string): void {
   if (busy < 1) return;
   const urls = new Set(profile.nodes.map((n) => n.callFrame.url));
   const ran = (path: string) => urls.has(`file://${join(ROOT, path)}`);
-  const role = ran('workers/ingest.ts') ? 'ingest worker' : ran('workers/embed.ts') ? 'embed worker' : ran('src/api/bulk.ts') ? 'serve' : 'other (a thread, or a process none of whose kcs code ran)';
+  const role = ran('workers/ingest.ts') ? 'ingest worker' : ran('workers/embed.ts') ? 'embed worker' : ran('src/http/server.ts') ? 'serve' : 'other (a thread, or a process none of whose kcs code ran)';
   console.log(`\n${file}: ${role}, ${(busy / 1000).toFixed(2)} s busy`);
   const show = (title: string, table: Map<string, number>) => {
     console.log(`  ${title}`);
