@@ -17,7 +17,7 @@ interface CallFrame { functionName: string; url: string; lineNumber: number; col
 interface ProfileNode { id: number; callFrame: CallFrame; hitCount?: number; positionTicks?: { line: number; ticks: number }[] }
 interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
 
-/** Pseudo-frames that are not work of the process's own code. */
+/** Left out of the shares: waiting for work, and native time V8 attributes to no frame (its share is small). */
 const IDLE = new Set(['(idle)', '(program)']);
 const ROOT = process.cwd();
 
