@@ -46,8 +46,8 @@ async function main(undo: Undo): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'kcs-soak-'));
   undo(() => rmSync(dir, { recursive: true, force: true }));
   const port = await freePort();
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/cli.ts', 'start'], {
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof (after tsx's --import: bench/support/lineProfile.mjs may follow it)
+  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, 'src/cli.ts', 'start'], {
     env: { ...process.env, PORT: String(port), KCS_DATA_DIR: dir, LOG_LEVEL: 'warn', REDIS_URL: '' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
