@@ -3,10 +3,14 @@
 // process can say which function ran, never which line. These hooks compile TypeScript the way
 // tsx does, without the minifying; profileSummary.ts compiles a file again the same way to map a
 // profile's lines back to the TypeScript source.
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { transform } from 'esbuild';
 
-/** esbuild's options for a TypeScript file: tsconfig.json's settings that change the output. */
+/** The repository's compiler options, as tsx hands them to esbuild (it reads the settings that change the output). */
+const tsconfigRaw = { compilerOptions: JSON.parse(readFileSync(new URL('../../tsconfig.json', import.meta.url), 'utf8')).compilerOptions };
+
+/** esbuild's options for a TypeScript file. */
 export function transformOptions(path) {
   return {
     loader: path.endsWith('.tsx') ? 'tsx' : 'ts',
@@ -15,7 +19,7 @@ export function transformOptions(path) {
     // Inline for the process's stack traces (tsx turns source maps on), external for profileSummary.ts.
     sourcemap: 'both',
     sourcefile: path,
-    tsconfigRaw: { compilerOptions: { target: 'ES2022', verbatimModuleSyntax: true, jsx: 'react-jsx', jsxImportSource: 'preact' } },
+    tsconfigRaw,
   };
 }
 
