@@ -5,6 +5,7 @@
 // profile's lines back to the TypeScript source.
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { transform } from 'esbuild';
 
 /** The repository's compiler options, as tsx hands them to esbuild (it reads the settings that change the output). */
@@ -25,19 +26,10 @@ export function transformOptions(path) {
 
 const TYPESCRIPT = /\.(ts|tsx|mts)$/;
 
-/** `./x.js` names `./x.ts` in this repository's imports (TypeScript's NodeNext convention). */
-export async function resolve(specifier, context, nextResolve) {
-  try {
-    return await nextResolve(specifier, context);
-  } catch (error) {
-    if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !/^\.{0,2}\/.*\.js$/.test(specifier)) throw error;
-    return nextResolve(specifier.replace(/\.js$/, '.ts'), context);
-  }
-}
-
+/** Loads TypeScript unminified; resolving stays tsx's (it maps this repository's `./x.js` imports to `./x.ts`). */
 export async function load(url, context, nextLoad) {
   if (!url.startsWith('file:') || !TYPESCRIPT.test(url) || url.includes('/node_modules/')) return nextLoad(url, context);
-  const path = new URL(url).pathname;
+  const path = fileURLToPath(url);
   const { code } = await transform(await readFile(path, 'utf8'), transformOptions(path));
   return { format: 'module', source: code, shortCircuit: true };
 }
