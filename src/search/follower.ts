@@ -5,8 +5,7 @@
 import { Cluster } from 'ioredis';
 import type { Logger } from '../log.js';
 import { keys } from '../store/keys.js';
-import { allEntryIds, type StoredEntry } from '../store/knowledgeEntries.js';
-import type { StoredProduct } from '../store/products.js';
+import { allEntryIds } from '../store/knowledgeEntries.js';
 import type { Store } from '../store/redis.js';
 import { readHashesCall } from '../store/scriptCalls.js';
 import { vectorField } from '../store/vectors.js';
@@ -19,9 +18,13 @@ export interface RawVectors {
   anchor?: Buffer;
 }
 
+/**
+ * A document as read: its stored JSON unparsed (null: gone), parsed by the sink one document at a
+ * time, so that a batch's parsed documents are not all alive at once.
+ */
 export type ChangedDoc =
-  | { kind: 'product'; id: string; product: StoredProduct | null; parentExternalId: string | null; vectors: RawVectors }
-  | { kind: 'entry'; id: string; entry: StoredEntry | null; vectors: RawVectors };
+  | { kind: 'product'; id: string; json: Buffer | null; parentExternalId: string | null; vectors: RawVectors }
+  | { kind: 'entry'; id: string; json: Buffer | null; vectors: RawVectors };
 
 /** Where a follower puts what it reads: the built-in replica, or the Redis Query Engine projection. */
 export interface FollowerSink {
@@ -211,14 +214,9 @@ export class ChangeFollower {
         const rev = v[fields.length - 1];
         if (rev) revisions.set(`${kind}:${id}`, Number(rev));
         if (kind === 'product') {
-          docs.push({
-            kind, id,
-            product: v[0] ? (JSON.parse(v[0].toString()) as StoredProduct) : null,
-            parentExternalId: v[1]?.toString() || null,
-            vectors: vectorsAt(v, at, model),
-          });
+          docs.push({ kind, id, json: v[0], parentExternalId: v[1]?.toString() || null, vectors: vectorsAt(v, at, model) });
         } else {
-          docs.push({ kind, id, entry: v[0] ? (JSON.parse(v[0].toString()) as StoredEntry) : null, vectors: vectorsAt(v, at, model) });
+          docs.push({ kind, id, json: v[0], vectors: vectorsAt(v, at, model) });
         }
       });
     }

@@ -117,8 +117,8 @@ export class DocTable<M, C = undefined> {
     this.setMany([input]);
   }
 
-  /** Stores documents; their vectors go to the graph in one batch per vector index. */
-  setMany(inputs: DocInput<M, C>[]): void {
+  /** Stores documents (taken one at a time from `inputs`); their vectors go to the graph in one batch per vector index. */
+  setMany(inputs: Iterable<DocInput<M, C>>): void {
     const batches = new Map<VectorName, { docs: number[]; vectors: Float32Array[] }>();
     for (const input of inputs) {
       let doc = this.byId.get(input.id);

@@ -10,6 +10,8 @@ import type {
 } from '../engine.js';
 import { ChangeFollower, type ChangedDoc, type FollowerSink, type RawVectors } from '../follower.js';
 import type { ServingModels } from '../servingModels.js';
+import type { StoredEntry } from '../../store/knowledgeEntries.js';
+import type { StoredProduct } from '../../store/products.js';
 import type { DocInput } from './docTable.js';
 import { EntryCollection, entryInput, type EntryFacts } from './entries.js';
 import { ProductCollection, productInput, type ProductInput } from './products.js';
@@ -74,20 +76,16 @@ export class BuiltinEngine implements SearchEngine, FollowerSink {
 
   apply(tenantId: string, docs: ChangedDoc[]): void {
     const replica = this.reloading.get(tenantId) ?? this.replicaOf(tenantId);
-    const products: ProductInput[] = [];
-    const entries: DocInput<EntryFacts>[] = [];
+    // A batch names each document once, so deletes may go first. The others are parsed as the
+    // table takes them: a scavenge then finds one parsed document alive, not the whole batch
+    // (bench:replica: a re-apply −12 to −22%).
     for (const d of docs) {
-      if (d.kind === 'product') {
-        if (d.product) products.push(productInput(d.product, d.parentExternalId, vectorsOf(d.vectors)));
-        else replica.products.table.delete(d.id);
-      } else if (d.entry) {
-        entries.push(entryInput(d.entry, vectorsOf(d.vectors)));
-      } else {
-        replica.entries.table.delete(d.id);
-      }
+      if (d.json) continue;
+      if (d.kind === 'product') replica.products.table.delete(d.id);
+      else replica.entries.table.delete(d.id);
     }
-    replica.products.table.setMany(products);
-    replica.entries.table.setMany(entries);
+    replica.products.table.setMany(productInputs(docs));
+    replica.entries.table.setMany(entryInputs(docs));
   }
 
   dropSite(tenantId: string, siteId: string): void {
@@ -122,6 +120,17 @@ export class BuiltinEngine implements SearchEngine, FollowerSink {
     if (!replica) this.replicas.set(tenantId, (replica = new TenantReplica()));
     return replica;
   }
+}
+
+/** The batch's stored products as inputs, each parsed as the table reaches it. */
+function* productInputs(docs: ChangedDoc[]): Generator<ProductInput> {
+  for (const d of docs) {
+    if (d.kind === 'product' && d.json) yield productInput(JSON.parse(d.json.toString()) as StoredProduct, d.parentExternalId, vectorsOf(d.vectors));
+  }
+}
+
+function* entryInputs(docs: ChangedDoc[]): Generator<DocInput<EntryFacts>> {
+  for (const d of docs) if (d.kind === 'entry' && d.json) yield entryInput(JSON.parse(d.json.toString()) as StoredEntry, vectorsOf(d.vectors));
 }
 
 function vectorsOf(raw: RawVectors): DocInput<unknown>['vectors'] {
