@@ -26,7 +26,7 @@ export type ChangedDoc =
   | { kind: 'product'; id: string; json: Buffer | null; parentExternalId: string | null; vectors: RawVectors }
   | { kind: 'entry'; id: string; json: Buffer | null; vectors: RawVectors };
 
-/** Where a follower puts what it reads: the built-in replica, or the Redis Query Engine projection. */
+/** Where a follower puts what it reads: the built-in engine's replica (the Redis Query Engine indexes the hashes themselves). */
 export interface FollowerSink {
   apply(tenantId: string, docs: ChangedDoc[]): Promise<void> | void;
   /** A deleted site: its products go (their hashes are purged later by a maintenance job). */
