@@ -18,6 +18,9 @@
 //   BENCH_STEP=idle npm run bench:embedding      step 2's create (embedding off) on a fresh `kcs start`
 //                                                against one idle for 40 s first, in turns
 //                                                (bench/support/idleStart.ts)
+//   BENCH_STEP=behind npm run bench:embedding    step 2's create in turns: embedding off, on (nothing
+//                                                embedded first), on with the embed worker stopped,
+//                                                and after step 1 (bench/support/behindSplit.ts)
 //   BENCH_STEP=call-size npm run bench:embedding only the model's texts/s by size of model call,
 //                                                one thread (bench/support/modelCallSizes.ts): the
 //                                                local model, KCS_EMBEDDER's, or with
@@ -39,6 +42,7 @@ import { bulkBodies } from './support/catalogue.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
 import { startKcs, type KcsStart } from './support/kcsStart.js';
 import { idleComparison, idleComparisonSeconds } from './support/idleStart.js';
+import { behindSplit, behindSplitSeconds } from './support/behindSplit.js';
 import { formatCpu, formatCpuPerProduct } from './support/load.js';
 import { waitIdle } from './support/proc.js';
 import { instructionCounter, instructionsCountable } from './support/instructions.js';
@@ -62,13 +66,14 @@ const LIVE_REPLICA = process.env.BENCH_REPLICA === '1';
 const COUNT_INSTRUCTIONS = process.env.BENCH_INSTRUCTIONS === '1';
 const TIME_COMMANDS = process.env.BENCH_REDIS_COMMANDS === '1';
 
-runBench('bench:embedding', (300 + BASELINE_PRODUCTS * 0.2 + PRODUCTS * 0.002 + (process.env.BENCH_STEP === 'idle' ? idleComparisonSeconds(PRODUCTS) : 0)) * 1000, main);
+runBench('bench:embedding', (300 + BASELINE_PRODUCTS * 0.2 + PRODUCTS * 0.002 + (process.env.BENCH_STEP === 'idle' ? idleComparisonSeconds(PRODUCTS) : 0) + (process.env.BENCH_STEP === 'behind' ? behindSplitSeconds(PRODUCTS) : 0)) * 1000, main);
 
 async function main(undo: Undo): Promise<number> {
   if (COUNT_INSTRUCTIONS && !instructionsCountable()) throw new Error('BENCH_INSTRUCTIONS=1: `perf stat -e instructions` cannot count here');
   if (ONLY_OFF) return embeddingOffPair(undo);
   if (process.env.BENCH_STEP === 'call-size') return callSizes(undo);
   if (process.env.BENCH_STEP === 'idle') return idleComparison(undo, PRODUCTS);
+  if (process.env.BENCH_STEP === 'behind') return behindSplit(undo, PRODUCTS);
   const baseline = await modelBaseline(undo);
   console.log(`0. baseline, the model work before (3 whole texts per product, one thread): ${fmt(baseline, 1)} products/s (${BASELINE_PRODUCTS} products)`);
 

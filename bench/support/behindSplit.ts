@@ -1,0 +1,74 @@
+// BENCH_STEP=behind of bench:embedding: where the create "embedding behind" loses against its
+// embedding-off brackets. Step 2's create on fresh `kcs start`s, in turns, four ways:
+//   off      KCS_EMBEDDER=none (the brackets);
+//   on       the defaults, nothing embedded first: the embed jobs queue behind the import;
+//   stopped  as `on`, with the embed worker stopped (SIGSTOP) for the create;
+//   step 1   the defaults after step 1 (the model warmed, 1,000 products embedded), as step 2 runs.
+// Each round starts at the next variant, so that none always runs first on a cooled machine.
+//
+//   BENCH_STEP=behind npm run bench:embedding     (BENCH_BEHIND_ROUNDS=3)
+import { Api, bulkRun, embedRun } from './bulkApi.js';
+import { bulkBodies } from './catalogue.js';
+import { fmt, positiveInt, type Undo } from './harness.js';
+import { startKcs } from './kcsStart.js';
+import { formatCpuPerProduct } from './load.js';
+
+const ROUNDS = positiveInt('BENCH_BEHIND_ROUNDS', 3);
+const PER_REQUEST = 10_000;
+const EMBED_PRODUCTS = 1_000;
+const VARIANTS = ['off', 'on', 'stopped', 'step 1'] as const;
+type Variant = (typeof VARIANTS)[number];
+
+/** Seconds the split may take: four `kcs start`s a round, one of them embedding for ~40 s first. */
+export const behindSplitSeconds = (products: number): number => ROUNDS * (4 * (30 + products * 0.0005) + 60);
+
+/** One create of `products` on a new `kcs start`, set up as the variant says. */
+async function createAs(undo: Undo, { bodies, products, variant }: { bodies: Buffer[]; products: number; variant: Variant }): Promise<{ rate: number; perProduct: string }> {
+  const kcs = await startKcs(undo, variant === 'off' ? { KCS_EMBEDDER: 'none' } : {});
+  const api = new Api(kcs.port, kcs.host, kcs.key);
+  let stopped: number | undefined;
+  try {
+    const path = await api.benchSiteBulkPath();
+    if (variant === 'step 1') {
+      await embedRun(api, path, 'warm', 900_000, 32);
+      await embedRun(api, path, 'e', 200_000, EMBED_PRODUCTS);
+    }
+    const pids = kcs.pids();
+    if (variant === 'stopped') {
+      stopped = Object.entries(pids).find(([name]) => name.includes('embed'))?.[1];
+      if (stopped === undefined) throw new Error('no embed worker to stop');
+      process.kill(stopped, 'SIGSTOP');
+    }
+    const run = await bulkRun(api, path, bodies, pids);
+    return { rate: run.rate, perProduct: formatCpuPerProduct(run.cpuSeconds, products) };
+  } finally {
+    if (stopped !== undefined) process.kill(stopped, 'SIGCONT');
+    api.close();
+    await kcs.stop();
+  }
+}
+
+export async function behindSplit(undo: Undo, products: number): Promise<number> {
+  const bodies = bulkBodies('p', products, PER_REQUEST);
+  const ratios = new Map<Variant, number[]>(VARIANTS.map((v) => [v, []]));
+  console.log(`| round | ${VARIANTS.map((v) => `${v}: creates/s`).join(' | ')} |`);
+  console.log(`|---:|${VARIANTS.map(() => '---:').join('|')}|`);
+  for (let round = 1; round <= ROUNDS; round++) {
+    const order = VARIANTS.map((_, i) => VARIANTS[(i + round - 1) % VARIANTS.length]);
+    const rates = new Map<Variant, number>();
+    for (const variant of order) {
+      const run = await createAs(undo, { bodies, products, variant });
+      rates.set(variant, run.rate);
+      console.error(`   round ${round}, ${variant}: ${fmt(run.rate, 0)}/s, CPU per product ${run.perProduct}`);
+    }
+    for (const v of VARIANTS) ratios.get(v)!.push(rates.get(v)! / rates.get('off')!);
+    console.log(`| ${round} (from ${order[0]}) | ${VARIANTS.map((v) => fmt(rates.get(v)!, 0)).join(' | ')} |`);
+  }
+  console.log('');
+  for (const v of VARIANTS.slice(1)) {
+    const list = ratios.get(v)!;
+    const mean = list.reduce((a, b) => a + b, 0) / list.length;
+    console.log(`${v} / off in the same round: ${fmt(mean, 2)} on average (${list.map((r) => fmt(r, 2)).join(', ')}); slower in ${list.filter((r) => r < 1).length} of ${list.length}`);
+  }
+  return 0;
+}
