@@ -20,7 +20,8 @@
 //                                                (bench/support/idleStart.ts)
 //   BENCH_STEP=behind npm run bench:embedding    step 2's create in turns: embedding off, on (nothing
 //                                                embedded first), on with the embed worker stopped,
-//                                                and after step 1 (bench/support/behindSplit.ts)
+//                                                after step 1, and off beside an idle process holding
+//                                                ~700 MB (bench/support/behindSplit.ts)
 //   BENCH_STEP=call-size npm run bench:embedding only the model's texts/s by size of model call,
 //                                                one thread (bench/support/modelCallSizes.ts): the
 //                                                local model, KCS_EMBEDDER's, or with

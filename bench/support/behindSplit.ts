@@ -1,12 +1,16 @@
 // BENCH_STEP=behind of bench:embedding: where the create "embedding behind" loses against its
-// embedding-off brackets. Step 2's create on fresh `kcs start`s, in turns, four ways:
+// embedding-off brackets. Step 2's create on fresh `kcs start`s, in turns, five ways:
 //   off      KCS_EMBEDDER=none (the brackets);
 //   on       the defaults, nothing embedded first: the embed jobs queue behind the import;
 //   stopped  as `on`, with the embed worker stopped (SIGSTOP) for the create;
-//   step 1   the defaults after step 1 (the model warmed, 1,000 products embedded), as step 2 runs.
+//   step 1   the defaults after step 1 (the model warmed, 1,000 products embedded), as step 2 runs;
+//   off + memory  as `off`, beside an idle process holding what the embed worker holds after
+//            step 1 (~700 MB): on a VM that hands freed memory back to its host, memory held
+//            elsewhere alone slows the import (docs/BENCHMARKS.md, "Twenty-sixth session").
 // Each round starts at the next variant, so that none always runs first on a cooled machine.
 //
 //   BENCH_STEP=behind npm run bench:embedding     (BENCH_BEHIND_ROUNDS=3)
+import { spawn } from 'node:child_process';
 import { Api, bulkRun, embedRun } from './bulkApi.js';
 import { bulkBodies } from './catalogue.js';
 import { fmt, positiveInt, type Undo } from './harness.js';
@@ -16,15 +20,19 @@ import { formatCpuPerProduct } from './load.js';
 const ROUNDS = positiveInt('BENCH_BEHIND_ROUNDS', 3);
 const PER_REQUEST = 10_000;
 const EMBED_PRODUCTS = 1_000;
-const VARIANTS = ['off', 'on', 'stopped', 'step 1'] as const;
+const VARIANTS = ['off', 'on', 'stopped', 'step 1', 'off + memory'] as const;
+/** MB the idle process of `off + memory` holds: about the embed worker's RSS after step 1. */
+const HELD_MB = 700;
 type Variant = (typeof VARIANTS)[number];
 
-/** Seconds the split may take: four `kcs start`s a round, one of them embedding for ~40 s first. */
-export const behindSplitSeconds = (products: number): number => ROUNDS * (4 * (30 + products * 0.0005) + 60);
+/** Seconds the split may take: a `kcs start` a variant each round, one of them embedding for ~40 s first. */
+export const behindSplitSeconds = (products: number): number => ROUNDS * (VARIANTS.length * (30 + products * 0.0005) + 60);
 
 /** One create of `products` on a new `kcs start`, set up as the variant says. */
 async function createAs(undo: Undo, { bodies, products, variant }: { bodies: Buffer[]; products: number; variant: Variant }): Promise<{ rate: number; perProduct: string }> {
-  const kcs = await startKcs(undo, variant === 'off' ? { KCS_EMBEDDER: 'none' } : {});
+  const holder = variant === 'off + memory' ? holdMemory(HELD_MB) : null;
+  if (holder) undo(() => void holder.kill());
+  const kcs = await startKcs(undo, variant.startsWith('off') ? { KCS_EMBEDDER: 'none' } : {});
   const api = new Api(kcs.port, kcs.host, kcs.key);
   let stopped: number | undefined;
   try {
@@ -45,7 +53,14 @@ async function createAs(undo: Undo, { bodies, products, variant }: { bodies: Buf
     if (stopped !== undefined) process.kill(stopped, 'SIGCONT');
     api.close();
     await kcs.stop();
+    holder?.kill();
   }
+}
+
+/** An idle process that holds `mb` of written memory until killed. */
+function holdMemory(mb: number) {
+  const script = `const held = []; for (let i = 0; i < ${mb}; i++) held.push(Buffer.alloc(1 << 20, 1)); setInterval(() => held.length, 1 << 30);`;
+  return spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
 }
 
 export async function behindSplit(undo: Undo, products: number): Promise<number> {
