@@ -11,11 +11,10 @@
 //
 //   BENCH_STEP=behind npm run bench:embedding     (BENCH_BEHIND_ROUNDS=3)
 import { spawn } from 'node:child_process';
-import { Api, bulkRun, embedRun } from './bulkApi.js';
+import { embedRun } from './bulkApi.js';
 import { bulkBodies } from './catalogue.js';
 import { fmt, positiveInt, type Undo } from './harness.js';
-import { startKcs } from './kcsStart.js';
-import { formatCpuPerProduct } from './load.js';
+import { createOnFreshStart, type FreshCreate } from './freshCreate.js';
 
 const ROUNDS = positiveInt('BENCH_BEHIND_ROUNDS', 3);
 const PER_REQUEST = 10_000;
@@ -28,31 +27,27 @@ type Variant = (typeof VARIANTS)[number];
 /** Seconds the split may take: a `kcs start` a variant each round, one of them embedding for ~40 s first. */
 export const behindSplitSeconds = (products: number): number => ROUNDS * (VARIANTS.length * (30 + products * 0.0005) + 60);
 
-/** One create of `products` on a new `kcs start`, set up as the variant says. */
-async function createAs(undo: Undo, { bodies, products, variant }: { bodies: Buffer[]; products: number; variant: Variant }): Promise<{ rate: number; perProduct: string }> {
+/** One create on a new `kcs start`, set up as the variant says. */
+async function createAs(undo: Undo, bodies: Buffer[], variant: Variant): Promise<FreshCreate> {
   const holder = variant === 'off + memory' ? holdMemory(HELD_MB) : null;
   if (holder) undo(() => void holder.kill());
-  const kcs = await startKcs(undo, variant.startsWith('off') ? { KCS_EMBEDDER: 'none' } : {});
-  const api = new Api(kcs.port, kcs.host, kcs.key);
-  let stopped: number | undefined;
   try {
-    const path = await api.benchSiteBulkPath();
-    if (variant === 'step 1') {
-      await embedRun(api, path, 'warm', 900_000, 32);
-      await embedRun(api, path, 'e', 200_000, EMBED_PRODUCTS);
-    }
-    const pids = kcs.pids();
-    if (variant === 'stopped') {
-      stopped = Object.entries(pids).find(([name]) => name.includes('embed'))?.[1];
-      if (stopped === undefined) throw new Error('no embed worker to stop');
-      process.kill(stopped, 'SIGSTOP');
-    }
-    const run = await bulkRun(api, path, bodies, pids);
-    return { rate: run.rate, perProduct: formatCpuPerProduct(run.cpuSeconds, products) };
+    return await createOnFreshStart(undo, {
+      bodies,
+      env: variant.startsWith('off') ? { KCS_EMBEDDER: 'none' } : {},
+      before: async (kcs, api, path) => {
+        if (variant === 'step 1') {
+          await embedRun(api, path, 'warm', 900_000, 32);
+          await embedRun(api, path, 'e', 200_000, EMBED_PRODUCTS);
+        }
+        if (variant !== 'stopped') return;
+        const stopped = Object.entries(kcs.pids()).find(([name]) => name.includes('embed'))?.[1];
+        if (stopped === undefined) throw new Error('no embed worker to stop');
+        process.kill(stopped, 'SIGSTOP');
+        return () => void process.kill(stopped, 'SIGCONT');
+      },
+    });
   } finally {
-    if (stopped !== undefined) process.kill(stopped, 'SIGCONT');
-    api.close();
-    await kcs.stop();
     holder?.kill();
   }
 }
@@ -72,7 +67,7 @@ export async function behindSplit(undo: Undo, products: number): Promise<number>
     const order = VARIANTS.map((_, i) => VARIANTS[(i + round - 1) % VARIANTS.length]);
     const rates = new Map<Variant, number>();
     for (const variant of order) {
-      const run = await createAs(undo, { bodies, products, variant });
+      const run = await createAs(undo, bodies, variant);
       rates.set(variant, run.rate);
       console.error(`   round ${round}, ${variant}: ${fmt(run.rate, 0)}/s, CPU per product ${run.perProduct}`);
     }

@@ -4,11 +4,9 @@
 // idle), while its embedding-off brackets start fresh; this shows what that idle time alone costs.
 //
 //   BENCH_STEP=idle npm run bench:embedding       (BENCH_IDLE_ROUNDS=4, BENCH_IDLE_SECONDS=40)
-import { Api, bulkRun } from './bulkApi.js';
 import { bulkBodies } from './catalogue.js';
 import { fmt, positiveInt, type Undo } from './harness.js';
-import { startKcs } from './kcsStart.js';
-import { formatCpuPerProduct } from './load.js';
+import { createOnFreshStart } from './freshCreate.js';
 
 const ROUNDS = positiveInt('BENCH_IDLE_ROUNDS', 4);
 const IDLE_SECONDS = positiveInt('BENCH_IDLE_SECONDS', 40);
@@ -17,20 +15,9 @@ const PER_REQUEST = 10_000;
 /** Seconds the comparison may take: each round starts, fills and stops two `kcs start`s, one after its idle time. */
 export const idleComparisonSeconds = (products: number): number => ROUNDS * (2 * (30 + products * 0.0005) + IDLE_SECONDS);
 
-/** One create of `products` on a new `kcs start` (embedding off), after `idleSeconds` of nothing. */
-async function createAfter(undo: Undo, bodies: Buffer[], idleSeconds: number): Promise<{ rate: number; perProduct: string }> {
-  const kcs = await startKcs(undo, { KCS_EMBEDDER: 'none' });
-  const api = new Api(kcs.port, kcs.host, kcs.key);
-  try {
-    const path = await api.benchSiteBulkPath();
-    await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
-    const run = await bulkRun(api, path, bodies, kcs.pids());
-    return { rate: run.rate, perProduct: formatCpuPerProduct(run.cpuSeconds, run.views.reduce((sum, v) => sum + v.total, 0)) };
-  } finally {
-    api.close();
-    await kcs.stop();
-  }
-}
+/** One create on a new `kcs start` (embedding off), after `idleSeconds` of nothing. */
+const createAfter = (undo: Undo, bodies: Buffer[], idleSeconds: number) =>
+  createOnFreshStart(undo, { bodies, env: { KCS_EMBEDDER: 'none' }, before: () => new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000)) });
 
 export async function idleComparison(undo: Undo, products: number): Promise<number> {
   const bodies = bulkBodies('p', products, PER_REQUEST);
