@@ -101,7 +101,7 @@ async function main(undo: Undo): Promise<number> {
   await measure('3. title change: re-applied and indexed again', refreshAll);
 
   const found = await engine.searchProducts(tenant.id, {
-    query: 'mk3', mode: 'keyword', vector: null, model: null, semanticLanguages: [], limit: 1, offset: 0, filters: { variantStrategy: 'all' }, facets: [],
+    query: 'mk3', mode: 'keyword', vector: null, model: null, semanticLanguages: [], language: 'en', minSimilarity: 0, limit: 1, offset: 0, filters: { variantStrategy: 'all' }, facets: [],
   });
   if (found.total !== Math.ceil((PRODUCTS - 3) / 7)) throw new Error(`the new titles: ${found.total} found for "mk3"`);
 

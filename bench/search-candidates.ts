@@ -325,7 +325,7 @@ async function textLib(name: string): Promise<TextLib> {
   if (name === 'kcs TextIndex') {
     // DocTable.keyword: src/search/analysis.ts analyzeQuery, TextIndex.match, all words else any, top 10.
     const table = new DocTable<null>({ weights: [3, 1] });
-    const everyEnglishDoc = { language: 'en', allows: () => true };
+    const everyEnglishDoc = { analysis: { stemming: 'en', language: 'en' }, allows: () => true };
     return {
       build: (docs) => {
         for (const d of docs) {

@@ -79,9 +79,10 @@ export type WorkerQueue = (typeof WORKER_QUEUES)[number];
 export type EmbedderSpec =
   | { provider: 'local' }
   | { provider: 'none' }
-  | { provider: 'hf'; model: string; endpointUrl?: string; token?: string; dimension: number; languages: string[] }
+  /** minSimilarity: the cosine similarity under which the model's neighbours are unrelated (absent in records of older builds). */
+  | { provider: 'hf'; model: string; endpointUrl?: string; token?: string; dimension: number; languages: string[]; minSimilarity?: number }
   /** Prefixes: what the model expects before a query and a document (e5: "query: ", "passage: "). */
-  | { provider: 'onnx'; modelDir: string; languages: string[]; queryPrefix: string; documentPrefix: string };
+  | { provider: 'onnx'; modelDir: string; languages: string[]; queryPrefix: string; documentPrefix: string; minSimilarity?: number };
 
 export type EmbeddingConfig = EmbedderSpec & {
   batchSize: number;
@@ -143,6 +144,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const provider = oneOf('KCS_EMBEDDER', 'local', ['local', 'onnx', 'hf', 'none'] as const);
   const languages = (name: string) => (env[name] || 'de,en').split(',').map((l) => l.trim().toLowerCase()).filter(Boolean);
+  /** A similarity floor, or undefined for the model's default (embed/embedder.ts). */
+  const similarity = (name: string) => {
+    if (!env[name]) return undefined;
+    const value = Number(env[name]);
+    if (!(value >= 0 && value <= 1)) problems.push(`${name}=${JSON.stringify(env[name])} must be a cosine similarity from 0 to 1`);
+    return value;
+  };
   const running = {
     batchSize: int('KCS_EMBED_BATCH', 64, { min: 1, max: 1024 }),
     threads: int('KCS_EMBED_THREADS', Math.max(1, availableParallelism()), { min: 1, max: 64 }),
@@ -161,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       token: env.HF_TOKEN || undefined,
       dimension: int('KCS_HF_DIMENSION', 384, { min: 1, max: 8192 }),
       languages: languages('KCS_HF_LANGUAGES'),
+      minSimilarity: similarity('KCS_HF_MIN_SIMILARITY'),
     };
   }
   if (provider === 'onnx') {
@@ -174,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       languages: languages('KCS_ONNX_LANGUAGES'),
       queryPrefix: env.KCS_ONNX_QUERY_PREFIX ?? '',
       documentPrefix: env.KCS_ONNX_DOCUMENT_PREFIX ?? '',
+      minSimilarity: similarity('KCS_ONNX_MIN_SIMILARITY'),
     };
   }
 

@@ -60,7 +60,7 @@ export async function startWorkers(config: Config, redisAt: RedisAt, log: Logger
   if (wanted.has('maintenance')) {
     const backfill = projection ? new ProjectionBackfill(redis, projection) : null;
     workers.push(maintenanceWorker(connection, {
-      products: new ProductRepository(redis, projection), backfill, concurrency: config.workerConcurrency, log,
+      products: new ProductRepository(redis, projection), backfill, search, concurrency: config.workerConcurrency, log,
       reembed: queues.embed ? { repo: reembed, queue: queues.embed, search } : null,
     }));
   }

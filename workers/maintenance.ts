@@ -16,11 +16,12 @@ export interface MaintenanceWorkerOptions {
   reembed: { repo: ReembedRepository; queue: EmbedQueue; search: SearchWrites } | null;
   /** Writes search projections; null where search needs none (the built-in engine). */
   backfill: ProjectionBackfill | null;
+  search: SearchWrites;
   concurrency: number;
   log: Logger;
 }
 
-export function maintenanceWorker(connection: RedisClient, { products, backfill, reembed, concurrency, log }: MaintenanceWorkerOptions): Worker<MaintenanceJob> {
+export function maintenanceWorker(connection: RedisClient, { products, backfill, search, reembed, concurrency, log }: MaintenanceWorkerOptions): Worker<MaintenanceJob> {
   const worker = new Worker<MaintenanceJob>(
     MAINTENANCE_QUEUE,
     async (job: Job<MaintenanceJob>) => {
@@ -34,7 +35,8 @@ export function maintenanceWorker(connection: RedisClient, { products, backfill,
           if (!backfill) throw new Error('this worker writes no search projection (its search engine is not the Redis Query Engine)');
           if (await backfill.done(job.data.tenantId)) return { skipped: true };
           const projected = await backfill.run(job.data.tenantId);
-          log.info({ job: job.id, tenant: job.data.tenantId, ...projected }, 'search projection written');
+          const dropped = await search.projected(job.data.tenantId);
+          log.info({ job: job.id, tenant: job.data.tenantId, ...projected, dropped }, 'search projection written');
           return projected;
         }
         case 'reembed': {

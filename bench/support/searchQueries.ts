@@ -11,7 +11,7 @@ import { storefrontQuery } from './searchText.js';
 import { ms, type Check } from './searchSummary.js';
 
 export const search = (s: Partial<Omit<ProductSearch, 'filters'>> & { filters?: Partial<ProductFilters> }): ProductSearch => ({
-  query: '', mode: 'keyword', vector: null, model: MODEL, semanticLanguages: ['en'], limit: 20, offset: 0, facets: [],
+  query: '', mode: 'keyword', vector: null, model: MODEL, semanticLanguages: ['en'], language: 'en', minSimilarity: 0, limit: 20, offset: 0, facets: [],
   ...s,
   filters: { variantStrategy: 'all', ...s.filters },
 });

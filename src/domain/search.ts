@@ -32,6 +32,18 @@ interface Plan {
   model: string | null;
   languages: readonly string[];
   fallback: string | null;
+  /** The query's language (request, site, tenant default). */
+  language: string;
+  /** Semantic candidates below this similarity are left out. */
+  minSimilarity: number;
+}
+
+/** What a search asks of the plan: the query, the mode asked for, its language and floor if given. */
+interface PlanInput {
+  query: string;
+  requested: SearchMode;
+  language: string;
+  minSimilarity?: number;
 }
 
 export interface SearchServiceOptions {
@@ -65,9 +77,11 @@ export class SearchService {
 
   async searchProducts(tenant: Tenant, input: ProductSearchInput): Promise<Answer<{ product: ProductView }>> {
     const started = performance.now();
-    const siteId = input.site_id !== undefined ? await this.sites.resolveId(tenant.id, input.site_id) : undefined;
+    const site = input.site_id !== undefined ? await this.sites.resolve(tenant.id, input.site_id) : undefined;
+    const siteId = site?.id;
     const query = input.query ?? '';
-    const plan = await this.plan(tenant.id, { query, requested: input.mode ?? 'hybrid', language: input.language });
+    const language = input.language ?? site?.language ?? (await this.sites.defaultLanguage(tenant.id));
+    const plan = await this.plan(tenant.id, { query, requested: input.mode ?? 'hybrid', language, minSimilarity: input.min_similarity });
     const f = input.filters ?? {};
     const result = await this.engine.searchProducts(tenant.id, {
       ...this.request(query, plan, input),
@@ -100,7 +114,8 @@ export class SearchService {
   async searchKnowledge(caller: Caller, input: KnowledgeSearchInput): Promise<Answer<{ entry: EntryView }>> {
     const started = performance.now();
     const query = input.query ?? '';
-    const plan = await this.plan(caller.tenantId, { query, requested: input.mode ?? 'hybrid', language: input.language });
+    const language = input.language ?? (await this.sites.defaultLanguage(caller.tenantId));
+    const plan = await this.plan(caller.tenantId, { query, requested: input.mode ?? 'hybrid', language, minSimilarity: input.min_similarity });
     const access = this.access(caller, input.include_expired ?? false);
     const result = await this.engine.searchKnowledge(caller.tenantId, {
       ...this.request(query, plan, input),
@@ -132,10 +147,12 @@ export class SearchService {
 
   /**
    * The mode that can run: semantic needs a query, and the model of the vectors the tenant is
-   * searched with (a re-embed may be under way) loaded here and serving the language.
+   * searched with (a re-embed may be under way) loaded here and serving the query's language.
    */
-  private async plan(tenantId: string, { query, requested, language }: { query: string; requested: SearchMode; language?: string }): Promise<Plan> {
-    const keyword = (fallback: string | null): Plan => ({ mode: 'keyword', vector: null, model: null, languages: this.semanticLanguages, fallback });
+  private async plan(tenantId: string, { query, requested, language, minSimilarity }: PlanInput): Promise<Plan> {
+    const keyword = (fallback: string | null): Plan => ({
+      mode: 'keyword', vector: null, model: null, languages: this.semanticLanguages, fallback, language, minSimilarity: 1,
+    });
     if (requested === 'keyword') return keyword(null);
     if (!this.embedders) return keyword(EMBEDDING_OFF);
     if (!query.trim()) return keyword('an empty query browses by keyword');
@@ -148,9 +165,10 @@ export class SearchService {
       return keyword(`the tenant's vectors are of the model ${model}, which this process cannot load (${(error as Error).message}); they are being re-embedded with ${this.embedders.configured.embedder.modelId}`);
     }
     const { languages } = embedder.embedder;
-    if (language && !embedder.serves(language)) return keyword(`the embedding model ${model} serves ${languages.join(', ')}, not ${language}`);
+    if (!embedder.serves(language)) return keyword(`the embedding model ${model} serves ${languages.join(', ')}, not ${language}`);
     try {
-      return { mode: requested, vector: await embedder.vector(query), model, languages, fallback: null };
+      const vector = await embedder.vector(query);
+      return { mode: requested, vector, model, languages, fallback: null, language, minSimilarity: minSimilarity ?? embedder.embedder.minSimilarity };
     } catch (error) {
       return keyword(`embedding the query failed: ${(error as Error).message}`);
     }
@@ -158,7 +176,10 @@ export class SearchService {
 
   /** What every engine search takes: the query, the planned mode and vector, the page. */
   private request(query: string, plan: Plan, page: { limit?: number; offset?: number }): SearchRequest {
-    return { query, mode: plan.mode, vector: plan.vector, model: plan.model, semanticLanguages: plan.languages, limit: page.limit ?? 20, offset: page.offset ?? 0 };
+    return {
+      query, mode: plan.mode, vector: plan.vector, model: plan.model, semanticLanguages: plan.languages,
+      language: plan.language, minSimilarity: plan.minSimilarity, limit: page.limit ?? 20, offset: page.offset ?? 0,
+    };
   }
 
   private access(caller: Caller, includeExpired: boolean): EntryAccess {

@@ -12,6 +12,8 @@ export type SiteView = Static<typeof Site>;
 export type PurgeScheduler = (tenantId: string, siteId: string) => Promise<void>;
 
 const MAX_CAS_ATTEMPTS = 16;
+/** The contract's default language (of knowledge entries): a tenant's language before it has a site. */
+export const DEFAULT_LANGUAGE = 'de';
 const view = (site: StoredSite, defaultId: string | null): SiteView => ({
   id: site.id,
   tenant_id: site.tenant_id,
@@ -64,6 +66,19 @@ export class SiteService {
   /** The site's id for a UUID or slug; NotFoundError when there is none. */
   async resolveId(tenantId: string, idOrSlug: string): Promise<string> {
     return (await this.load(tenantId, idOrSlug)).site.id;
+  }
+
+  /** The site's id and language for a UUID or slug; NotFoundError when there is none. */
+  async resolve(tenantId: string, idOrSlug: string): Promise<{ id: string; language: string }> {
+    const { site } = await this.load(tenantId, idOrSlug);
+    return { id: site.id, language: site.language };
+  }
+
+  /** The tenant's default language: its default site's, or the contract's default (de) without a site. */
+  async defaultLanguage(tenantId: string): Promise<string> {
+    const defaultId = await this.repo.defaultId(tenantId);
+    const raw = defaultId ? (await this.repo.getRaw(tenantId, defaultId)).raw : null;
+    return raw ? (JSON.parse(raw) as StoredSite).language : DEFAULT_LANGUAGE;
   }
 
   async update(

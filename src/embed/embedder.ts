@@ -12,12 +12,23 @@ export interface Embedder {
   readonly dimension: number;
   /** ISO 639-1 codes the model serves; semantic ranking is used only for these. */
   readonly languages: readonly string[];
+  /**
+   * Cosine similarity below which a document is unrelated to a query for this model: semantic
+   * candidates under it are left out, so a query with no match answers empty.
+   */
+  readonly minSimilarity: number;
   /** How many calls of embed() may run at once to any gain (threads); 1 when absent. */
   readonly parallelism?: number;
   embed(texts: string[], purpose?: EmbedPurpose): Promise<Float32Array[]>;
   /** Frees what it holds (threads, sessions). */
   close?(): Promise<void>;
 }
+
+/**
+ * The similarity floor of a model kcs does not know (onnx, hf): unrelated texts score about
+ * 0.70–0.78 under the multilingual e5 models the docs suggest. Set it for another model.
+ */
+export const DEFAULT_MIN_SIMILARITY = 0.8;
 
 export function normalize(vector: ArrayLike<number>): Float32Array {
   const out = Float32Array.from(vector);

@@ -1,7 +1,7 @@
 // Feature extraction through @huggingface/inference: a hosted model, or a self-hosted endpoint
 // (Text Embeddings Inference, Inference Endpoints) given as endpointUrl.
 import { InferenceClient } from '@huggingface/inference';
-import { normalize, type Embedder } from './embedder.js';
+import { DEFAULT_MIN_SIMILARITY, normalize, type Embedder } from './embedder.js';
 
 export interface HfOptions {
   model: string;
@@ -9,18 +9,21 @@ export interface HfOptions {
   token?: string;
   dimension: number;
   languages: string[];
+  minSimilarity?: number;
 }
 
 export class HfEmbedder implements Embedder {
   readonly modelId: string;
   readonly dimension: number;
   readonly languages: readonly string[];
+  readonly minSimilarity: number;
   private readonly client: InferenceClient;
 
   constructor(private readonly options: HfOptions) {
     this.modelId = `hf:${options.model}`;
     this.dimension = options.dimension;
     this.languages = options.languages;
+    this.minSimilarity = options.minSimilarity ?? DEFAULT_MIN_SIMILARITY;
     this.client = new InferenceClient(options.token, options.endpointUrl ? { endpointUrl: options.endpointUrl } : {});
   }
 

@@ -25,6 +25,8 @@ export class LocalEmbedder implements Embedder {
   readonly modelId = 'use-lite-512-en';
   readonly dimension = 512;
   readonly languages = ['en'] as const;
+  /** Unrelated English shop texts score under this (test/relevance: judged queries against a catalogue). */
+  readonly minSimilarity = 0.55;
   private loaded: Promise<{ model: Model; core: Core }> | null = null;
 
   async embed(texts: string[]): Promise<Float32Array[]> {

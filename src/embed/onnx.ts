@@ -6,13 +6,14 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { normalize, type EmbedPurpose, type Embedder } from './embedder.js';
+import { DEFAULT_MIN_SIMILARITY, normalize, type EmbedPurpose, type Embedder } from './embedder.js';
 
 export interface OnnxOptions {
   modelDir: string;
   languages: string[];
   queryPrefix: string;
   documentPrefix: string;
+  minSimilarity?: number;
   /** Threads onnxruntime may use for one call (the pool in threads.ts runs one per thread). */
   intraOpThreads?: number;
 }
@@ -64,6 +65,7 @@ export class OnnxEmbedder implements Embedder {
   readonly modelId: string;
   readonly dimension: number;
   readonly languages: readonly string[];
+  readonly minSimilarity: number;
   private readonly info: OnnxModelInfo;
   private loaded: Promise<Loaded> | null = null;
 
@@ -72,6 +74,7 @@ export class OnnxEmbedder implements Embedder {
     this.modelId = this.info.modelId;
     this.dimension = this.info.dimension;
     this.languages = options.languages;
+    this.minSimilarity = options.minSimilarity ?? DEFAULT_MIN_SIMILARITY;
   }
 
   async embed(texts: string[], purpose: EmbedPurpose = 'document'): Promise<Float32Array[]> {

@@ -34,6 +34,7 @@ export class ThreadedEmbedder implements Embedder {
   readonly modelId: string;
   readonly dimension: number;
   readonly languages: readonly string[];
+  readonly minSimilarity: number;
   readonly parallelism: number;
   private readonly idle: Worker[] = [];
   private readonly busy = new Map<Worker, Pending>();
@@ -51,6 +52,7 @@ export class ThreadedEmbedder implements Embedder {
     this.modelId = model.modelId;
     this.dimension = model.dimension;
     this.languages = model.languages;
+    this.minSimilarity = model.minSimilarity;
     this.parallelism = options.threads;
   }
 

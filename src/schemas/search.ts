@@ -17,6 +17,10 @@ const paging = {
 const common = {
   query: Type.Optional(Type.String({ maxLength: 500, default: '', description: 'Search text; empty browses the filtered documents, newest first' })),
   mode: Type.Optional(StringEnum(SEARCH_MODES, { default: 'hybrid' })),
+  min_similarity: Type.Optional(Type.Number({
+    minimum: 0, maximum: 1,
+    description: 'Semantic candidates below this cosine similarity are unrelated and left out (default: the embedding model\'s floor)',
+  })),
   ...paging,
 };
 

@@ -1,23 +1,21 @@
 // Text analysis for keyword search: tokens, case and diacritic folding, German and English
-// Snowball stemming (@orama/stemmers). Documents are analysed in their own language; a query
-// without a language is analysed in both and matches either stem.
+// Snowball stemming (@orama/stemmers), and German compounds split into their parts (compounds.ts).
+// Documents are analysed in their own language; a query in the language it is asked in, or in
+// every stemmed language when it names none, and matches either stem.
 import { stemmer as germanStem } from '@orama/stemmers/german';
 import { stemmer as englishStem } from '@orama/stemmers/english';
+import { fold, GermanDecompounder } from './compounds.js';
+
+export { fold } from './compounds.js';
 
 const STEMMERS: Record<string, (word: string) => string> = { de: germanStem, en: englishStem };
 /** Languages with a stemmer; other languages are folded but not stemmed. */
 export const STEMMED_LANGUAGES = Object.keys(STEMMERS);
 
 const WORD = /[\p{L}\p{N}]+/gu;
-const MARKS = /\p{M}+/gu;
 
 /** The base language of a tag such as de-AT or en_GB. */
 export const baseLanguage = (language: string): string => language.slice(0, 2).toLowerCase();
-
-/** Lower case without diacritics; ß → ss (ä → a: the German stemmer folds umlauts the same way). */
-export function fold(word: string): string {
-  return word.toLowerCase().replace(/ß/g, 'ss').normalize('NFD').replace(MARKS, '');
-}
 
 /** The words of a text, lower-cased, in order. */
 export function words(text: string): string[] {
@@ -60,36 +58,199 @@ export function analyze(text: string | null | undefined, language: string): stri
   return list;
 }
 
+let german: GermanDecompounder | null = null;
+const tailCache = new Map<string, string[]>();
+const COMPOUND_CACHE_LIMIT = 200_000;
+
+/** Whether a language splits compounds (German). */
+export const splitsCompounds = (language: string | null): boolean => language !== null && baseLanguage(language) === 'de';
+
+const decompounder = () => (german ??= new GermanDecompounder());
+
+/** A folded word's compound parts as they stand in it (null: no German compound). */
+export const compoundParts = (word: string): readonly string[] | null => decompounder().split(fold(word));
+
+/**
+ * The index terms a German compound adds to its own: its tails, each a word of its own that the
+ * compound is a kind of (German compounds are right-headed: a Mumienschlafsack is a Schlafsack
+ * and a Sack). Its modifiers are not indexed: a Kopfhörerverstärker is no Kopfhörer.
+ */
+export function compoundTails(word: string, language: string): string[] {
+  if (!splitsCompounds(language)) return NONE;
+  let tails = tailCache.get(word);
+  if (tails === undefined) {
+    const parts = compoundParts(word);
+    tails = parts ? parts.slice(1).map((_, i) => termOf(parts.slice(i + 1).join(''), 'de')) : NONE;
+    if (tailCache.size >= COMPOUND_CACHE_LIMIT) tailCache.clear();
+    tailCache.set(word, tails);
+  }
+  return tails;
+}
+const NONE: string[] = [];
+
+/** Index terms of a text with its compounds' tails among them (a document's field as an index keeps it). */
+export function analyzeWithCompounds(text: string | null | undefined, language: string): string[] {
+  const terms = analyze(text, language);
+  if (!text || !splitsCompounds(language)) return terms;
+  for (const word of words(text)) terms.push(...compoundTails(word, language));
+  return terms;
+}
+
+/**
+ * A product title's focus: the thing it names, apart from what it is for or comes with. Words
+ * after "für", "for", "mit", "with" (accessories: "Entkalker für Kaffeemaschinen") and the leading
+ * elements of a hyphenated compound ("Kopfhörer-Ersatzpolster") are minor: a query for
+ * Kaffeemaschine or Kopfhörer should find the product before its accessories.
+ */
+export function titleFocus(title: string): { subject: string; minor: string } {
+  const subject: string[] = [];
+  const minor: string[] = [];
+  let tail = false;
+  for (const token of title.split(/\s+/)) {
+    if (!tail && CONNECTORS.has(token.toLowerCase().replace(/[^\p{L}]/gu, ''))) tail = true;
+    if (tail) {
+      minor.push(token);
+      continue;
+    }
+    const elements = token.split('-');
+    const hyphenated = elements.length > 1 && elements.every((e) => /^\p{L}{2,}/u.test(e));
+    if (hyphenated) {
+      minor.push(elements.slice(0, -1).join(' '));
+      subject.push(elements[elements.length - 1]);
+    } else subject.push(token);
+  }
+  return { subject: subject.join(' '), minor: minor.join(' ') };
+}
+const CONNECTORS = new Set(['für', 'fur', 'fuer', 'for', 'mit', 'with', 'passend', 'kompatibel', 'compatible', 'inkl', 'incl', 'inklusive', 'including']);
+
 /** One word of a query: the terms it may match, and how loosely. */
 export interface QueryWord {
+  /** The word as typed (two words joined, when it reads two typed words as one compound). */
   word: string;
   /** Alternative index terms (stems in the candidate languages, and the plain folded word). */
   terms: string[];
   /** Edits allowed: one for words of 5+ letters, two for 9+. */
   fuzzy: number;
   /** Search-as-you-type: for the last word, the folded word as typed also matches as a term prefix. */
-  prefix: string | null;
+  prefixes: string[];
+  /**
+   * Other readings of the word, each a list of words a document must hold all of: a German
+   * compound's parts ("akkubohrschrauber": akku + bohrschrauber), or the two typed words that a
+   * compound joins ("regen jacke": regen + jacke).
+   */
+  readings: QueryWord[][];
+  /** The typed words it stands for (2 for two words read as one compound). */
+  span: number;
+  /**
+   * A German adjective, or a word after "für", "mit", "for", "with": it refines what the query
+   * names, and weighs less in its coverage ("günstige kaffeemaschine mit timer").
+   */
+  minor?: boolean;
 }
 
 /** Shorter words are not completed: two letters stand for too much of a catalogue. */
 const MIN_PREFIX = 3;
+/** Compounds of more parts are read whole only (their readings would multiply). */
+const MAX_READ_PARTS = 4;
 
 export function typoBudget(word: string): number {
   const letters = [...word].length;
   return letters >= 9 ? 2 : letters >= 5 ? 1 : 0;
 }
 
-/**
- * Query words analysed for the given language, or for every stemmed language when none is given.
- * `prefixLast` is false when the query ends with a space (the user finished the word).
- */
-export function analyzeQuery(query: string, language: string | null, prefixLast = !/\s$/.test(query)): QueryWord[] {
-  const list = words(query);
-  const languages = language ? [language] : STEMMED_LANGUAGES;
-  return list.map((word, i) => {
-    const terms = new Set<string>([fold(word)]);
-    for (const lang of languages) terms.add(termOf(word, lang));
-    const prefix = prefixLast && i === list.length - 1 && word.length >= MIN_PREFIX ? fold(word) : null;
-    return { word, terms: [...terms], fuzzy: typoBudget(word), prefix };
+/** How a query is analysed. */
+export interface QueryAnalysis {
+  /** Stem in this language only; null: in every stemmed language (the query's language is a guess). */
+  stemming: string | null;
+  /** The query's language: German queries have their compounds split and ae/oe/ue read as umlauts. */
+  language: string | null;
+  /** False when the query ends with a space (the user finished the last word). */
+  prefixLast?: boolean;
+}
+
+/** ae, oe, ue written for ä, ö, ü ("kopfhoerer"); "que" and "eue" ("Quelle", "neue") are left alone. */
+const SPELLED_UMLAUT = /ae|oe|(?<![qe])ue/g;
+const UMLAUTS: Record<string, string> = { ae: 'ä', oe: 'ö', ue: 'ü' };
+
+/** German and English words that only join others (a last word may be the start of another as typed: kept). */
+const STOPWORDS = new Set([
+  'für', 'fur', 'fuer', 'mit', 'und', 'oder', 'der', 'die', 'das', 'den', 'dem', 'des', 'ein', 'eine', 'einen', 'einem', 'einer',
+  'im', 'in', 'am', 'an', 'auf', 'zu', 'zum', 'zur', 'von', 'vom', 'bei', 'aus',
+  'for', 'with', 'and', 'or', 'the', 'a', 'an', 'of', 'on', 'to', 'by', 'in', 'at',
+]);
+
+/** An exact term as a query word (a compound's part). */
+const exactWord = (word: string, term: string): QueryWord => ({ word, terms: [term], fuzzy: 0, prefixes: [], readings: [], span: 1 });
+
+/** Query words with their alternative terms, typo budget, prefixes and compound readings. */
+export function analyzeQuery(query: string, analysis: QueryAnalysis): QueryWord[] {
+  const typed = words(query);
+  // Words like "für" and "the" mean nothing to a match, unless they are all there is.
+  const meaningful = typed.some((w) => !STOPWORDS.has(w));
+  const prefixLast = analysis.prefixLast ?? !/\s$/.test(query);
+  const out: QueryWord[] = [];
+  let minor = false;
+  typed.forEach((word, i) => {
+    const last = i === typed.length - 1;
+    // The first letters of a word being typed ("sleeping b") are too few to narrow anything yet.
+    if (last && prefixLast && out.length > 0 && word.length < MIN_PREFIX) return;
+    if (meaningful && STOPWORDS.has(word) && !last) {
+      minor ||= CONNECTORS.has(word);
+      return;
+    }
+    const refines = minor || (splitsCompounds(analysis.language ?? analysis.stemming) && decompounder().isAdjective(fold(word)));
+    out.push({ ...analyzeWord(word, analysis, prefixLast && last), ...(refines ? { minor: true } : {}) });
   });
+  return out;
+}
+
+function analyzeWord(word: string, { stemming, language }: QueryAnalysis, last: boolean): QueryWord {
+  const german = splitsCompounds(language ?? stemming);
+  const spellings = [word];
+  if (german) {
+    const umlauts = word.replace(SPELLED_UMLAUT, (m) => UMLAUTS[m]);
+    if (umlauts !== word) spellings.push(umlauts);
+  }
+  const terms = new Set<string>();
+  for (const spelling of spellings) {
+    terms.add(fold(spelling));
+    for (const lang of stemming ? [stemming] : STEMMED_LANGUAGES) terms.add(termOf(spelling, lang));
+  }
+  const prefixes = last && word.length >= MIN_PREFIX ? [...new Set(spellings.map(fold))] : [];
+  const readings: QueryWord[][] = [];
+  for (const spelling of german ? spellings : []) {
+    const parts = compoundParts(spelling);
+    if (!parts || parts.length > MAX_READ_PARTS) continue;
+    for (const groups of segmentations(parts)) readings.push(groups.map((g) => exactWord(g, termOf(g, 'de'))));
+    break;
+  }
+  return { word, terms: [...terms], fuzzy: typoBudget(word), prefixes, readings, span: 1 };
+}
+
+/** Every way to read parts as two or more consecutive groups, each joined ("akku|bohr|schrauber" → akku + bohrschrauber, …). */
+function segmentations(parts: readonly string[]): string[][] {
+  const out: string[][] = [];
+  // Bit i of a mask set: a cut after part i.
+  for (let mask = 1; mask < 1 << (parts.length - 1); mask++) {
+    const groups: string[] = [];
+    let group = parts[0];
+    for (let i = 1; i < parts.length; i++) {
+      if (mask & (1 << (i - 1))) {
+        groups.push(group);
+        group = parts[i];
+      } else group += parts[i];
+    }
+    groups.push(group);
+    out.push(groups);
+  }
+  return out;
+}
+
+/**
+ * Two adjacent query words read as one compound ("regen jacke" → regenjacke), or apart: the
+ * engine joins them where its index knows the joined word.
+ */
+export function joinedWords(first: QueryWord, second: QueryWord, analysis: QueryAnalysis): QueryWord {
+  const joined = analyzeWord(first.word + second.word, analysis, second.prefixes.length > 0);
+  return { ...joined, fuzzy: 0, readings: [[first, second]], span: first.span + second.span };
 }

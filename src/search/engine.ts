@@ -30,6 +30,13 @@ export interface SearchRequest {
   model: string | null;
   /** Semantic ranking only considers documents in these languages (those the embedder serves). */
   semanticLanguages: readonly string[];
+  /**
+   * The query's language: the request's, else the site's, else the tenant's default. German
+   * queries have their compounds split (analysis.ts).
+   */
+  language: string;
+  /** Cosine similarity below which a semantic candidate counts as unrelated and is left out. */
+  minSimilarity: number;
   limit: number;
   offset: number;
 }
@@ -128,20 +135,30 @@ export const MAX_WINDOW = 1100;
 /** The semantic candidate depth of a request: enough for the page, at least the window. */
 export const windowOf = (r: { offset: number; limit: number }): number => Math.min(MAX_WINDOW, Math.max(SEMANTIC_WINDOW, r.offset + r.limit));
 
-const RRF_K = 60;
-
-/** Reciprocal rank fusion of ranked id lists (ids best first). */
-export function fuseRanks(keyword: string[], semantic: string[]): { id: string; score: number; ranks: Hit['ranks'] }[] {
-  const fused = new Map<string, { id: string; score: number; ranks: Hit['ranks'] }>();
-  const add = (ids: string[], signal: 'keyword' | 'semantic') =>
-    ids.forEach((id, i) => {
-      let entry = fused.get(id);
-      if (!entry) fused.set(id, (entry = { id, score: 0, ranks: { keyword: null, semantic: null } }));
-      entry.score += 1 / (RRF_K + i + 1);
-      entry.ranks[signal] = i + 1;
-    });
-  add(keyword, 'keyword');
-  add(semantic, 'semantic');
-  // Ties (a document found by one signal at the same rank as another's) keep keyword first.
-  return [...fused.values()].sort((a, b) => b.score - a.score || (a.ranks.keyword ?? Infinity) - (b.ranks.keyword ?? Infinity));
+/** Keyword hits in their two tiers: the first `full` match every query word, the rest enough of them (coverage.ts). */
+export interface KeywordRanking {
+  ids: string[];
+  full: number;
 }
+
+/**
+ * Hybrid ranking: the documents matching every query word, then those matching enough of them,
+ * in keyword order; then those only semantic search found (above the model's similarity floor),
+ * in semantic order. Semantic ranking adds what keyword search missed (a synonym, a typo beyond
+ * reach) and never moves a keyword match: on the judged set (bench:quality) re-ordering keyword
+ * matches by the embedding, as reciprocal rank fusion does, ranked accessories and neighbours
+ * above what was asked for. A hit's score is its tier (2, 1, 0) plus its reciprocal rank in the
+ * list that placed it, so scores descend down the list.
+ */
+export function fuseRanks(keyword: KeywordRanking, semantic: string[]): { id: string; score: number; ranks: Hit['ranks'] }[] {
+  const semanticRank = new Map(semantic.map((id, i) => [id, i + 1]));
+  const found = new Set(keyword.ids);
+  return [
+    ...keyword.ids.map((id, i) => ({
+      id, score: (i < keyword.full ? 2 : 1) + 1 / (RRF_K + i + 1), ranks: { keyword: i + 1, semantic: semanticRank.get(id) ?? null },
+    })),
+    ...semantic.filter((id) => !found.has(id)).map((id) => ({ id, score: 1 / (RRF_K + semanticRank.get(id)!), ranks: { keyword: null, semantic: semanticRank.get(id)! } })),
+  ];
+}
+
+const RRF_K = 60;

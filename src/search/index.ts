@@ -43,11 +43,15 @@ export interface SearchWrites {
   reembedStarts: (tenantId: string) => Promise<void>;
   /** Once the tenant is searched with one model for good: the Query Engine's indexes of models not `kept` go (their names). */
   dropOtherModelIndexes: (tenantId: string, kept: string[]) => Promise<string[]>;
+  /** Once the tenant's documents all carry the current projection: the indexes of older layouts go (their names). */
+  projected: (tenantId: string) => Promise<string[]>;
 }
 
 /** The write side of the engine: `index` names the model and dimension its vectors are searched under. */
 export function searchWrites(kind: EngineKind, redis: Store, index: IndexOptions): SearchWrites {
-  if (kind === 'builtin') return { projection: null, tenantCreated: async () => undefined, reembedStarts: async () => undefined, dropOtherModelIndexes: async () => [] };
+  if (kind === 'builtin') {
+    return { projection: null, tenantCreated: async () => undefined, reembedStarts: async () => undefined, dropOtherModelIndexes: async () => [], projected: async () => [] };
+  }
   const indexes = new TenantIndexes(redis, index);
   const tenantCreated = async (tenantId: string) => {
     await indexes.createEmpty(tenantId);
@@ -57,6 +61,7 @@ export function searchWrites(kind: EngineKind, redis: Store, index: IndexOptions
   return {
     projection: queryEngineProjection, tenantCreated, reembedStarts: (tenantId) => indexes.ensure(tenantId),
     dropOtherModelIndexes: (tenantId, kept) => dropOtherModelIndexes(redis, tenantId, kept),
+    projected: (tenantId) => dropOtherModelIndexes(redis, tenantId, null),
   };
 }
 

@@ -1,17 +1,20 @@
-// An in-memory BM25F inverted index on typed arrays. The term dictionary is MiniSearch's radix
-// tree (SearchableMap), which gives fuzzy and prefix term lookup; postings and scoring are ours,
-// because MiniSearch's per-result objects cost 40–900 ms per query at 50k documents
-// (bench/search-candidates.ts) and the target is a 5 ms p99 at 100k.
+// An in-memory BM25F inverted index on typed arrays (its query side: textMatch.ts). The term
+// dictionary is MiniSearch's radix tree (SearchableMap), which gives fuzzy and prefix term
+// lookup; postings and scoring are ours, because MiniSearch's per-result objects cost 40–900 ms
+// per query at 50k documents, against a 5 ms p99 target at 100k.
 //
 // Documents are numbered by the caller (stable per document) and given as texts, which the index
-// analyses itself (analysis.ts words and terms) with one cached lookup a word: every write a
-// replica follows comes through here. An update appends new postings under a new generation of
+// analyses itself (analysis.ts words, terms and compound tails) with one cached lookup a word:
+// every write a replica follows comes through here. An update appends new postings under a new generation of
 // the document; stale postings are skipped at query time and dropped when a term's list is more
 // than half stale.
 import SearchableMap from 'minisearch/SearchableMap';
-import { termOf, typoBudget, words, type QueryWord } from './analysis.js';
+import { compoundTails, termOf, words, type QueryWord } from './analysis.js';
 import { PostingsPool } from './postingsPool.js';
 import { TermLists } from './termLists.js';
+import { TextMatcher, type TextMatches } from './textMatch.js';
+
+export type { TextMatches } from './textMatch.js';
 
 /** A document's texts, analysed in its language; each field has its weight (a title match beats a description match). */
 export interface DocText {
@@ -26,32 +29,15 @@ const WORD_CACHE_LIMIT = 200_000;
 /** Term ids freed and held back from reuse until the word caches are cleared (each an empty postings list meanwhile). */
 const QUARANTINE_LIMIT = 10_000;
 
-const K1 = 1.2;
 const B = 0.75;
-/** How a term found by a looser rule counts against an exact one. */
-const FUZZY_FACTOR = [1, 0.6, 0.4];
-const PREFIX_FACTOR = 0.7;
-/** A short prefix can stand for thousands of terms: score only the most frequent ones. */
-const MAX_PREFIX_TERMS = 8;
-const MAX_PREFIX_SCAN = 2000;
 
 function grow<T extends Int32Array | Float32Array | Float64Array>(from: T, to: T): T {
   to.set(from);
   return to;
 }
 
-/**
- * Scores of one query: the matched documents, and per document number its score and how many
- * query words it matched. The arrays are the index's own scratch space: valid until the next
- * match() (searches run one at a time on the event loop), which clears them.
- */
-export interface TextMatches {
-  /** Documents touched by any word (unique), the first `count` entries. */
-  docs: Int32Array;
-  count: number;
-  scores: Float32Array;
-  words: Uint8Array;
-}
+/** A word's term id, or a compound's: its own and its tails' (compoundTails). */
+type WordIds = number | { id: number; tails: number[] };
 
 export class TextIndex {
   /** Term → id: the radix tree for fuzzy and prefix lookups, a hash map for the exact ones indexing makes. */
@@ -68,11 +54,12 @@ export class TextIndex {
   private docGen = new Int32Array(1024);
   private readonly docTerms = new TermLists();
   /**
-   * By language: word → the id of its term. One lookup a word where analysis then the dictionary
-   * took two. A cached id is its word's term's or, once that term left every document, no term's:
-   * freed ids wait in `quarantined` and are reused only after the caches are cleared.
+   * By language: word → the id of its term (and of its compound parts). One lookup a word where
+   * analysis then the dictionary took two. A cached id is its word's term's or, once that term
+   * left every document, no term's: freed ids wait in `quarantined` and are reused only after the
+   * caches are cleared.
    */
-  private readonly wordTerms = new Map<string, Map<string, number>>();
+  private readonly wordTerms = new Map<string, Map<string, WordIds>>();
   private readonly quarantined: number[] = [];
   /** Per field: the sum of its lengths over every version indexed, and how many versions. */
   private readonly fieldLengths: number[] = [];
@@ -81,14 +68,12 @@ export class TextIndex {
   private genCounter = 0;
   /** Scratch of set(): a document's weight per term id while its fields are summed (0 between calls), and its distinct ids. */
   private termWeights = new Float64Array(1024);
+  /** Scratch of set(): the field a term was last counted in (a stamp per field indexed). */
+  private fieldStamps = new Int32Array(1024);
+  private fieldStamp = 0;
   private readonly distinct: number[] = [];
-  // Scratch buffers reused by every query (a serve process answers one query at a time).
-  private scores = new Float32Array(1024);
-  private wordScores = new Float32Array(1024);
-  private wordHits = new Uint8Array(1024);
-  private touched = new Int32Array(1024);
-  private wordTouched = new Int32Array(1024);
-  private lastCount = 0;
+  /** The query side: matching and scoring over this index's dictionary and postings. */
+  private readonly matcher = new TextMatcher(this);
 
   get size(): number {
     return this.liveDocs;
@@ -99,14 +84,16 @@ export class TextIndex {
     return this.termIds.size;
   }
 
-  /** Indexes (or re-indexes) a document's texts: BM25F, each field weighted, with per-field length norms. */
+  /** Indexes (or re-indexes) a document's texts: each field weighted, with per-field length norms, and saturated as BM25 at query time. */
   set(doc: number, { language, texts, weights }: DocText): void {
     this.ensureDoc(doc);
     const previous = this.unlink(doc);
     const gen = (this.genCounter = (this.genCounter + 1) | 0) || (this.genCounter = 1);
     const cache = this.wordCache(language);
-    // Per term: the sum over fields of weight × tf / norm, added one occurrence at a time in the
-    // scratch array by term id (every addition is > 0, so 0 marks a term not seen yet).
+    // Per term: the sum over the fields holding it of weight / norm, in the scratch array by term
+    // id (every addition is > 0, so 0 marks a term not seen yet). A field counts a term once, as
+    // a shop search should (Algolia ignores term frequency): an accessory's description repeating
+    // "Kaffeemaschine" does not outweigh the machine's title.
     const distinct = this.distinct;
     distinct.length = 0;
     for (let field = 0; field < texts.length; field++) {
@@ -115,11 +102,16 @@ export class TextIndex {
       if (list.length === 0) continue;
       const avg = this.fieldAverage(field, list.length);
       const each = weights[field] / (1 - B + (B * list.length) / avg);
+      const stamp = (this.fieldStamp = (this.fieldStamp + 1) | 0);
       for (const word of list) {
-        const id = this.idOfWord(cache, word, language);
-        if (id >= this.termWeights.length) this.termWeights = grow(this.termWeights, new Float64Array(Math.max(id + 1, this.termWeights.length * 2)));
-        if (this.termWeights[id] === 0) distinct.push(id);
-        this.termWeights[id] += each;
+        const ids = this.idsOfWord(cache, word, language);
+        if (typeof ids === 'number') {
+          this.addWeight(ids, each, stamp);
+          continue;
+        }
+        // A compound counts for its tails too, as much as for itself (a Regenjacke is a Jacke).
+        this.addWeight(ids.id, each, stamp);
+        for (const id of ids.tails) this.addWeight(id, each, stamp);
       }
     }
     const postings = this.postings;
@@ -133,6 +125,19 @@ export class TextIndex {
     this.liveDocs++;
     // Terms the old version held and the new one does not may now be in no document.
     if (previous) this.dropDeadTerms(previous);
+  }
+
+  /** Adds a field's weight to a term's in the document being set (set()'s scratch), once per field (`stamp`). */
+  private addWeight(id: number, weight: number, stamp: number): void {
+    if (id >= this.termWeights.length) {
+      const size = Math.max(id + 1, this.termWeights.length * 2);
+      this.termWeights = grow(this.termWeights, new Float64Array(size));
+      this.fieldStamps = grow(this.fieldStamps, new Int32Array(size));
+    }
+    if (this.fieldStamps[id] === stamp) return;
+    this.fieldStamps[id] = stamp;
+    if (this.termWeights[id] === 0) this.distinct.push(id);
+    this.termWeights[id] += weight;
   }
 
   remove(doc: number): void {
@@ -175,90 +180,6 @@ export class TextIndex {
     }
   }
 
-  /**
-   * Scores every document matching any query word. A word scores a document by the best of its
-   * alternatives (stems, typo variants, prefix completions), weighted by how loose the match was.
-   */
-  match(words: QueryWord[]): TextMatches {
-    this.clearLast();
-    const n = this.docGen.length;
-    if (this.scores.length < n) this.resizeScratch(n);
-    const scores = this.scores;
-    const hits = this.wordHits;
-    let count = 0;
-    for (const word of words) {
-      let wordCount = 0;
-      for (const [id, factor] of this.expand(word)) {
-        const df = this.postings.df[id];
-        const idf = Math.log(1 + (this.liveDocs - df + 0.5) / (df + 0.5));
-        const { docs, gens, weights } = this.postings.listsOf(id);
-        const end = this.postings.offset(id) + this.postings.length[id];
-        for (let p = this.postings.offset(id); p < end; p++) {
-          const doc = docs[p];
-          if (gens[p] !== this.docGen[doc]) continue;
-          const w = weights[p];
-          const s = (idf * factor * w * (K1 + 1)) / (w + K1);
-          const prev = this.wordScores[doc];
-          if (prev === 0) this.wordTouched[wordCount++] = doc;
-          if (s > prev) this.wordScores[doc] = s;
-        }
-      }
-      for (let t = 0; t < wordCount; t++) {
-        const doc = this.wordTouched[t];
-        if (hits[doc] === 0) this.touched[count++] = doc;
-        scores[doc] += this.wordScores[doc];
-        hits[doc]++;
-        this.wordScores[doc] = 0;
-      }
-    }
-    this.lastCount = count;
-    return { docs: this.touched, count, scores, words: hits };
-  }
-
-  /** Resets the scratch entries the previous query set. */
-  private clearLast(): void {
-    for (let t = 0; t < this.lastCount; t++) {
-      const doc = this.touched[t];
-      this.scores[doc] = 0;
-      this.wordHits[doc] = 0;
-    }
-    this.lastCount = 0;
-  }
-
-  /** Term ids a query word stands for, with the factor its matches count with. */
-  private expand(word: QueryWord): Map<number, number> {
-    const out = new Map<number, number>();
-    const offer = (id: number, factor: number) => {
-      if ((out.get(id) ?? 0) < factor) out.set(id, factor);
-    };
-    for (const term of word.terms) {
-      const id = this.dict.get(term);
-      if (id !== undefined && this.postings.df[id] > 0) offer(id, 1);
-    }
-    // Typo tolerance only for a word the index does not know as typed (as Typesense's
-    // typo_tokens_threshold): a known word means what it says, and the edit search is the
-    // costliest part of a query. A stem shorter than the typed word gets the budget of its own
-    // length ("haus" of "Häuser": none).
-    if (out.size === 0) {
-      for (const term of word.terms) {
-        const edits = Math.min(word.fuzzy, typoBudget(term));
-        if (edits === 0) continue;
-        for (const [, [id, distance]] of this.dict.fuzzyGet(term, edits)) offer(id, FUZZY_FACTOR[distance] ?? 0.3);
-      }
-    }
-    if (word.prefix) {
-      const found: [number, number][] = [];
-      let scanned = 0;
-      for (const [, id] of this.dict.atPrefix(word.prefix)) {
-        if (this.postings.df[id] > 0) found.push([id, this.postings.df[id]]);
-        if (++scanned >= MAX_PREFIX_SCAN) break;
-      }
-      found.sort((a, b) => b[1] - a[1]);
-      for (const [id] of found.slice(0, MAX_PREFIX_TERMS)) offer(id, PREFIX_FACTOR);
-    }
-    return out;
-  }
-
   private termId(term: string): number {
     let id = this.termIds.get(term);
     if (id === undefined) {
@@ -279,21 +200,56 @@ export class TextIndex {
     return sum / versions;
   }
 
-  private wordCache(language: string): Map<string, number> {
+  private wordCache(language: string): Map<string, WordIds> {
     let cache = this.wordTerms.get(language);
     if (!cache) this.wordTerms.set(language, (cache = new Map()));
     return cache;
   }
 
-  /** The term id of a word in a language, made when the term is new. */
-  private idOfWord(cache: Map<string, number>, word: string, language: string): number {
+  /** The term ids of a word in a language (its own, and its parts' when it is a compound), made when a term is new. */
+  private idsOfWord(cache: Map<string, WordIds>, word: string, language: string): WordIds {
     const known = cache.get(word);
-    if (known !== undefined && this.terms[known] !== null) return known;
+    if (known !== undefined && this.live(known)) return known;
+    const tails = compoundTails(word, language);
     const id = this.termId(termOf(word, language));
+    const ids: WordIds = tails.length > 0 ? { id, tails: tails.map((t) => this.termId(t)) } : id;
     // A bounded cache: start over rather than grow without end on an open vocabulary.
     if (cache.size >= WORD_CACHE_LIMIT) cache.clear();
-    cache.set(word, id);
-    return id;
+    cache.set(word, ids);
+    return ids;
+  }
+
+  /** Whether a cached word's term ids are all still their terms' (none was freed). */
+  private live(ids: WordIds): boolean {
+    if (typeof ids === 'number') return this.terms[ids] !== null;
+    return this.terms[ids.id] !== null && ids.tails.every((t) => this.terms[t] !== null);
+  }
+
+  /** Scores every document matching any query word (textMatch.ts). */
+  match(words: QueryWord[]): TextMatches {
+    return this.matcher.match(words);
+  }
+
+  /** Whether the index holds a term the word may match exactly or as a prefix. */
+  knows(word: QueryWord): boolean {
+    return this.matcher.knows(word);
+  }
+
+  /** What the matcher reads: the dictionary, the postings, each document's live generation, the live count. */
+  get dictionary(): SearchableMap<number> {
+    return this.dict;
+  }
+
+  get postingLists(): PostingsPool {
+    return this.postings;
+  }
+
+  get generations(): Int32Array {
+    return this.docGen;
+  }
+
+  get documents(): number {
+    return this.liveDocs;
   }
 
   private ensureDoc(doc: number): void {
@@ -304,13 +260,5 @@ export class TextIndex {
     }
   }
 
-  private resizeScratch(n: number): void {
-    this.clearLast();
-    const size = Math.max(n, this.scores.length * 2);
-    this.scores = new Float32Array(size);
-    this.wordScores = new Float32Array(size);
-    this.wordHits = new Uint8Array(size);
-    this.touched = new Int32Array(size);
-    this.wordTouched = new Int32Array(size);
-  }
+
 }

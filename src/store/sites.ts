@@ -60,6 +60,11 @@ export class SiteRepository {
     return { raw, defaultId };
   }
 
+  /** The id of the tenant's default site (null: it has no site). */
+  defaultId(tenantId: string): Promise<string | null> {
+    return this.redis.get(keys.defaultSite(tenantId));
+  }
+
   idBySlug(tenantId: string, slug: string): Promise<string | null> {
     return this.redis.hget(keys.siteSlugs(tenantId), slug);
   }

@@ -11,6 +11,7 @@ class CountingEmbedder implements Embedder {
   readonly modelId = 'counting';
   readonly dimension = 1;
   readonly languages = ['en'];
+  readonly minSimilarity = 0;
   calls: number[] = [];
   running = 0;
   mostAtOnce = 0;

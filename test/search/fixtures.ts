@@ -314,7 +314,7 @@ export type ProductSearchOver = Partial<Omit<ProductSearch, 'filters'>> & { filt
 
 /** A product search: keyword, no vector, English semantic, the first 100 hits, unless said otherwise. */
 export const productSearch = (over: ProductSearchOver = {}): ProductSearch => ({
-  query: '', mode: 'keyword', vector: null, model: MODEL, semanticLanguages: ['en'], limit: 100, offset: 0, facets: [],
+  query: '', mode: 'keyword', vector: null, model: MODEL, semanticLanguages: ['en'], language: 'en', minSimilarity: -1, limit: 100, offset: 0, facets: [],
   ...over,
   filters: { variantStrategy: 'all', ...over.filters },
 });
@@ -322,7 +322,7 @@ export const productSearch = (over: ProductSearchOver = {}): ProductSearch => ({
 export type KnowledgeSearchOver = Partial<Omit<KnowledgeSearch, 'filters'>> & { filters: Partial<EntryFilters> & { access: EntryAccess } };
 
 export const knowledgeSearch = (over: KnowledgeSearchOver): KnowledgeSearch => ({
-  query: '', mode: 'keyword', vector: null, model: MODEL, semanticLanguages: ['en'], limit: 100, offset: 0,
+  query: '', mode: 'keyword', vector: null, model: MODEL, semanticLanguages: ['en'], language: 'en', minSimilarity: -1, limit: 100, offset: 0,
   ...over,
 });
 

@@ -26,7 +26,7 @@ const apply = (collection: ProductCollection, ...docs: StoredProduct[]) => colle
 
 function search(collection: ProductCollection, query: string, filters: Partial<ProductFilters> = {}, facets: ProductSearch['facets'] = []) {
   return collection.search({
-    query, mode: 'keyword', vector: null, model: null, semanticLanguages: [], limit: 50, offset: 0,
+    query, mode: 'keyword', vector: null, model: null, semanticLanguages: [], language: 'en', minSimilarity: 0, limit: 50, offset: 0,
     filters: { variantStrategy: 'all', ...filters }, facets,
   });
 }

@@ -1,7 +1,8 @@
 // Semantic and hybrid search with the real local embedder (use-lite-512-en, English only): the
 // workers embed a handful of products and entries, then queries without shared words find them,
-// hybrid carries both ranks, a German query falls back to keyword and says why, and related
-// products are the nearest ones.
+// hybrid carries both ranks, a German query (asked in German, or on a German site) falls back to
+// keyword and says why, the similarity floor leaves unrelated documents out, and related products
+// are the nearest ones. Queries about the ranking itself turn the floor off (min_similarity 0).
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
@@ -41,7 +42,7 @@ before(async () => {
   // The vectors reach the engine through the change stream: wait until every product is searched semantically.
   const deadline = Date.now() + 5000;
   for (;;) {
-    const res = await searchHttp(t, SEARCH_PRODUCTS, { query: 'anything at all', mode: 'semantic', limit: 100 });
+    const res = await searchHttp(t, SEARCH_PRODUCTS, { query: 'anything at all', mode: 'semantic', limit: 100, min_similarity: 0 });
     if (res.body.hits.length === Object.keys(PRODUCTS).length) break;
     assert.ok(Date.now() < deadline, `the engine did not pick up the vectors: ${res.text}`);
     await delay(100);
@@ -55,7 +56,7 @@ describe('semantic product search with the local embedder', () => {
   test('an English query finds a related product without sharing a word with it', async () => {
     const keyword = await searchHttp(t, SEARCH_PRODUCTS, { query: 'footwear mountain trails', mode: 'keyword' });
     assert.deepEqual(keyword.body.hits, [], 'no shared word: keyword search finds nothing');
-    const res = await searchHttp(t, SEARCH_PRODUCTS, { query: 'footwear for mountain trails', mode: 'semantic', limit: 5 });
+    const res = await searchHttp(t, SEARCH_PRODUCTS, { query: 'footwear for mountain trails', mode: 'semantic', limit: 5, min_similarity: 0 });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.mode, 'semantic');
     assert.equal(res.body.semantic_fallback, null);
@@ -66,8 +67,8 @@ describe('semantic product search with the local embedder', () => {
     assert.ok(res.body.hits[0].score > res.body.hits[2].score);
   });
 
-  test('hybrid: a product found by both signals carries both ranks', async () => {
-    const res = await searchHttp(t, SEARCH_PRODUCTS, { query: 'waterproof boots', limit: 5 });
+  test('hybrid: keyword matches first, then semantic candidates; a product found by both carries both ranks', async () => {
+    const res = await searchHttp(t, SEARCH_PRODUCTS, { query: 'waterproof boots', limit: 5, min_similarity: 0 });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.mode, 'hybrid', 'hybrid is the default and runs');
     assert.equal(res.body.semantic_fallback, null);
@@ -92,6 +93,33 @@ describe('semantic product search with the local embedder', () => {
     assert.match(semantic.body.semantic_fallback, /de-AT/);
     const english = await searchHttp(t, SEARCH_PRODUCTS, { query: 'boots', language: 'en-GB' });
     assert.equal(english.body.mode, 'hybrid', 'a regional English tag is served');
+  });
+
+  test('without a language, the site\'s decides: a search on a German site runs keyword and says why', async () => {
+    const site = await createSiteHttp(t, 'laden', 'de');
+    const res = await searchHttp(t, SEARCH_PRODUCTS, { query: 'Wanderschuhe', site_id: site.slug });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.mode, 'keyword');
+    assert.match(res.body.semantic_fallback, /not de\b/);
+    const english = await searchHttp(t, SEARCH_PRODUCTS, { query: 'boots', site_id: 'outdoor' });
+    assert.equal(english.body.mode, 'hybrid', 'the English site is served');
+  });
+
+  test('semantic candidates below the similarity floor are unrelated and left out: a query with no match answers empty', async () => {
+    for (const mode of ['semantic', 'hybrid']) {
+      const unrelated = await searchHttp(t, SEARCH_PRODUCTS, { query: 'quarterly tax declaration deadline', mode });
+      assert.equal(unrelated.status, 200, unrelated.text);
+      assert.equal(unrelated.body.mode, mode);
+      assert.deepEqual(unrelated.body.hits, [], `${mode}: ${unrelated.text}`);
+      assert.equal(unrelated.body.total, 0);
+    }
+    const all = await searchHttp(t, SEARCH_PRODUCTS, { query: 'quarterly tax declaration deadline', mode: 'semantic', min_similarity: 0 });
+    assert.equal(all.body.hits.length, Object.keys(PRODUCTS).length, 'min_similarity 0 turns the floor off');
+    const none = await searchHttp(t, SEARCH_PRODUCTS, { query: 'hiking boots', mode: 'semantic', min_similarity: 1 });
+    assert.deepEqual(none.body.hits, []);
+    const bad = await searchHttp(t, SEARCH_PRODUCTS, { query: 'boots', min_similarity: 1.5 });
+    assert.equal(bad.status, 422);
+    assert.deepEqual(bad.body.detail[0].loc, ['body', 'min_similarity']);
   });
 
   test('an empty query browses by keyword and says so', async () => {
@@ -119,14 +147,14 @@ describe('semantic product search with the local embedder', () => {
   });
 
   test('semantic search applies in_stock with a site_id', async () => {
-    const res = await searchHttp(t, SEARCH_PRODUCTS, { query: 'coffee', mode: 'semantic', site_id: 'outdoor', filters: { in_stock: true } });
+    const res = await searchHttp(t, SEARCH_PRODUCTS, { query: 'coffee', mode: 'semantic', site_id: 'outdoor', filters: { in_stock: true }, min_similarity: 0 });
     assert.equal(res.status, 200, res.text);
     const found = res.body.hits.map((h: any) => keyOf(h.id));
     assert.ok(!found.includes('espresso'), `the out-of-stock espresso machine is filtered out: ${found}`);
   });
 
   test('semantic search applies in_stock without a site_id', async () => {
-    const res = await searchHttp(t, SEARCH_PRODUCTS, { query: 'coffee', mode: 'semantic', filters: { in_stock: true } });
+    const res = await searchHttp(t, SEARCH_PRODUCTS, { query: 'coffee', mode: 'semantic', filters: { in_stock: true }, min_similarity: 0 });
     const found = res.body.hits.map((h: any) => keyOf(h.id));
     assert.ok(!found.includes('espresso'), `${found}`);
     assert.equal(found.length, 4);
@@ -136,7 +164,7 @@ describe('semantic product search with the local embedder', () => {
 describe('semantic knowledge search with the local embedder', () => {
   test('a query without shared words finds the entry; unreadable entries never appear', async () => {
     const publicOnly = await t.keyWith(['knowledge:read']);
-    const res = await searchHttp(t, SEARCH_KNOWLEDGE, { query: 'refund policy', mode: 'semantic' }, { key: publicOnly });
+    const res = await searchHttp(t, SEARCH_KNOWLEDGE, { query: 'refund policy', mode: 'semantic', min_similarity: 0 }, { key: publicOnly });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.mode, 'semantic');
     const found = res.body.hits.map((h: any) => keyOf(h.id));
@@ -146,12 +174,12 @@ describe('semantic knowledge search with the local embedder', () => {
 
   test('total counts only readable entries', async () => {
     const publicOnly = await t.keyWith(['knowledge:read']);
-    const res = await searchHttp(t, SEARCH_KNOWLEDGE, { query: 'refund policy', mode: 'semantic' }, { key: publicOnly });
+    const res = await searchHttp(t, SEARCH_KNOWLEDGE, { query: 'refund policy', mode: 'semantic', min_similarity: 0 }, { key: publicOnly });
     assert.equal(res.body.total, res.body.hits.length, 'every readable entry fits on the page');
   });
 
   test('semantic knowledge search applies the tags filter', async () => {
-    const res = await searchHttp(t, SEARCH_KNOWLEDGE, { query: 'refund policy', mode: 'semantic', tags: ['returns'] });
+    const res = await searchHttp(t, SEARCH_KNOWLEDGE, { query: 'refund policy', mode: 'semantic', tags: ['returns'], min_similarity: 0 });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body.hits.map((h: any) => keyOf(h.id)), ['returns']);
   });

@@ -7,7 +7,7 @@ import type { QueryWord } from '../../src/search/analysis.js';
 
 /** One field of text in a language without a stemmer: its words are its terms. */
 const text = (words: string) => ({ language: 'xx', texts: [words], weights: [1] });
-const word = (term: string): QueryWord => ({ word: term, terms: [term], fuzzy: 0, prefix: null });
+const word = (term: string): QueryWord => ({ word: term, terms: [term], fuzzy: 0, prefixes: [], readings: [], span: 1 });
 const found = (index: TextIndex, term: string) => {
   const m = index.match([word(term)]);
   return [...m.docs.subarray(0, m.count)].sort((a, b) => a - b);

@@ -1,7 +1,8 @@
 // One collection of a tenant's replica (its products, or its entries): document numbers, the
 // facts filters need, exact-value sets for cheap candidate lists, the text index and the vectors.
-import { analyzeQuery, type QueryWord } from '../analysis.js';
+import { analyzeQuery, joinedWords, type QueryAnalysis, type QueryWord } from '../analysis.js';
 import { fuseRanks, windowOf, type Hit, type RelatedRequest, type SearchRequest } from '../engine.js';
+import { COVERAGE } from '../coverage.js';
 import { TextIndex } from '../textIndex.js';
 import { TopK, type Ranked } from '../topK.js';
 import { NumberColumn } from './numberColumn.js';
@@ -9,6 +10,7 @@ import { VectorIndex, type VectorFilter } from '../vectorIndex.js';
 import { mergeNearest, newestFirst, page } from './ranking.js';
 
 export type VectorName = 'content' | 'anchor';
+
 
 /** What a collection stores of one document. */
 export interface DocInput<M, C = undefined> {
@@ -35,8 +37,9 @@ export interface DocTableOptions<C> {
 
 /** Keyword matches among the allowed documents. */
 export interface KeywordMatches {
-  /** The best k, best first. */
+  /** The best k, best first: the first `full` match every query word. */
   ranked: Ranked;
+  full: number;
   /** Every matching document (scratch space of the table: valid until its next keyword search). */
   all: Int32Array;
   /** Whether a document matches (valid until the collection's next keyword search). */
@@ -49,8 +52,8 @@ export interface SearchScope {
   allows(doc: number): boolean;
   /** A list holding every allowed document when one is cheap (exact-value filters), else null. */
   candidates: number[] | null;
-  /** The query's language for analysis (null: every stemmed language). */
-  language: string | null;
+  /** How the query is analysed: its language, and the one language it is stemmed in (null: every one). */
+  analysis: QueryAnalysis;
   /** Extra keyword score by document (an exact sku or gtin). */
   boost?: Map<number, number>;
   /** Creation time of a document, for browsing without a query. */
@@ -193,34 +196,52 @@ export class DocTable<M, C = undefined> {
   }
 
   /**
-   * Keyword matches of a query among allowed documents: all query words must match; when no
-   * document matches them all, any word does. The best `k` come ranked, `all` lists every match.
+   * Keyword matches of a query among allowed documents: those matching every query word first,
+   * then those matching words that carry more than COVERAGE of the query's weight (coverage.ts).
+   * The best `k` come ranked, `all` lists every match.
    */
-  keyword(query: string, k: number, { language, allows, boost }: Pick<SearchScope, 'language' | 'allows' | 'boost'>): KeywordMatches {
-    const words: QueryWord[] = analyzeQuery(query, language);
+  keyword(query: string, k: number, { analysis, allows, boost }: Pick<SearchScope, 'analysis' | 'allows' | 'boost'>): KeywordMatches {
+    const words = this.joinCompounds(analyzeQuery(query, analysis), analysis);
     const m = this.text.match(words);
-    const scan = (minWords: number): KeywordMatches => {
-      const top = new TopK(k);
-      if (this.matched.length < m.count + (boost?.size ?? 0)) this.matched = new Int32Array((m.count + (boost?.size ?? 0)) * 2);
-      const all = this.matched;
-      let n = 0;
-      for (let i = 0; i < m.count; i++) {
-        const doc = m.docs[i];
-        if (m.words[doc] < minWords || !allows(doc)) continue;
-        all[n++] = doc;
-        top.offer(doc, m.scores[doc] + (boost?.get(doc) ?? 0));
-      }
-      // Boosted documents (an exact code) count even where the words do not match.
-      for (const [doc, extra] of boost ?? []) {
-        if (m.words[doc] >= minWords || !allows(doc)) continue;
-        all[n++] = doc;
-        top.offer(doc, m.scores[doc] + extra);
-      }
-      const matches = (doc: number) => (m.words[doc] >= minWords && allows(doc)) || Boolean(boost?.has(doc) && allows(doc));
-      return { ranked: top.sorted(), all: all.subarray(0, n), matches };
-    };
-    const found = scan(words.length);
-    return found.all.length === 0 && words.length > 1 ? scan(1) : found;
+    const full = new TopK(k);
+    const partial = new TopK(k);
+    if (this.matched.length < m.count + (boost?.size ?? 0)) this.matched = new Int32Array((m.count + (boost?.size ?? 0)) * 2);
+    const all = this.matched;
+    // Float32 sums: a share of exactly COVERAGE must not pass on rounding.
+    const enough = m.weight * COVERAGE * (1 + 1e-5);
+    const matching = (doc: number) => m.words[doc] === words.length || m.covered[doc] > enough;
+    let n = 0;
+    for (let i = 0; i < m.count; i++) {
+      const doc = m.docs[i];
+      if (!matching(doc) || !allows(doc)) continue;
+      all[n++] = doc;
+      (m.words[doc] === words.length ? full : partial).offer(doc, m.scores[doc] + (boost?.get(doc) ?? 0));
+    }
+    // Boosted documents (an exact code) count even where the words do not match.
+    for (const [doc, extra] of boost ?? []) {
+      if ((m.words[doc] > 0 && matching(doc)) || !allows(doc)) continue;
+      all[n++] = doc;
+      full.offer(doc, m.scores[doc] + extra);
+    }
+    const first = full.sorted();
+    const rest = partial.sorted();
+    const room = k - first.docs.length;
+    const ranked = room > 0 ? { docs: [...first.docs, ...rest.docs.slice(0, room)], scores: [...first.scores, ...rest.scores.slice(0, room)] } : first;
+    const matches = (doc: number) => (m.words[doc] > 0 && matching(doc) && allows(doc)) || Boolean(boost?.has(doc) && allows(doc));
+    return { ranked, full: first.docs.length, all: all.subarray(0, n), matches };
+  }
+
+  /** Adjacent query words read as one compound where the index knows the joined word ("regen jacke" → regenjacke). */
+  private joinCompounds(words: QueryWord[], analysis: QueryAnalysis): QueryWord[] {
+    const out: QueryWord[] = [];
+    for (let i = 0; i < words.length; i++) {
+      const joined = i + 1 < words.length ? joinedWords(words[i], words[i + 1], analysis) : null;
+      if (joined && this.text.knows(joined)) {
+        out.push(joined);
+        i++;
+      } else out.push(words[i]);
+    }
+    return out;
   }
 
   /**
@@ -232,25 +253,25 @@ export class DocTable<M, C = undefined> {
   search(s: SearchRequest, scope: SearchScope): TableResult {
     const window = windowOf(s);
     const words = s.query.trim();
-    let keyword: Ranked | null = null;
+    let keyword: (Ranked & { full: number }) | null = null;
     let keywordAll: ArrayLike<number> & Iterable<number> = [];
     let inKeyword: (doc: number) => boolean = scope.allows;
     if (s.mode !== 'semantic' || !s.vector) {
       if (words) {
         const found = this.keyword(words, s.mode === 'keyword' ? s.offset + s.limit : window, scope);
-        keyword = found.ranked;
+        keyword = { ...found.ranked, full: found.full };
         keywordAll = found.all;
         inKeyword = found.matches;
       } else {
         keywordAll = (scope.candidates ?? this.all()).filter(scope.allows);
-        keyword = newestFirst(keywordAll, scope.createdMs, s.offset + s.limit);
+        keyword = { ...newestFirst(keywordAll, scope.createdMs, s.offset + s.limit), full: Infinity };
       }
     }
     let semantic: Ranked | null = null;
     if (s.mode !== 'keyword' && s.vector) {
       const languages = this.withValues('baseLanguage', [...s.semanticLanguages]);
       const served = (doc: number) => scope.allows(doc) && languages.some((set) => set.has(doc));
-      semantic = this.nearest('content', s.vector, { k: window, allows: served, docs: scope.candidates ?? undefined });
+      semantic = aboveFloor(this.nearest('content', s.vector, { k: window, allows: served, docs: scope.candidates ?? undefined }), s.minSimilarity);
     }
 
     const result = (list: { doc: number; score: number; ranks: Hit['ranks'] }[], total: number, matched: Iterable<number>[]): TableResult => ({
@@ -259,7 +280,7 @@ export class DocTable<M, C = undefined> {
       matched,
     });
     if (keyword && semantic) {
-      const fused = fuseRanks(keyword.docs.map(String), semantic.docs.map(String)).map((h) => ({ doc: Number(h.id), score: h.score, ranks: h.ranks }));
+      const fused = fuseRanks({ ids: keyword.docs.map(String), full: keyword.full }, semantic.docs.map(String)).map((h) => ({ doc: Number(h.id), score: h.score, ranks: h.ranks }));
       const extra = semantic.docs.filter((doc) => !inKeyword(doc));
       return result(fused, keywordAll.length + extra.length, [keywordAll, extra]);
     }
@@ -316,6 +337,13 @@ export class DocTable<M, C = undefined> {
     // An exact-size copy: a list grown by push keeps room for ten more.
     this.docSets[doc] = sets.slice();
   }
+}
+
+/** The nearest documents at or above a similarity floor (the list is best first). */
+function aboveFloor(ranked: Ranked, floor: number): Ranked {
+  let n = 0;
+  while (n < ranked.scores.length && ranked.scores[n] >= floor) n++;
+  return n === ranked.scores.length ? ranked : { docs: ranked.docs.slice(0, n), scores: ranked.scores.slice(0, n) };
 }
 
 /**

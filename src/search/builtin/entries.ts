@@ -75,7 +75,7 @@ export class EntryCollection {
     const found = this.table.search(s, {
       allows: this.filter(s.filters),
       candidates: this.candidates(s.filters),
-      language: s.filters.language ?? null,
+      analysis: { stemming: s.filters.language ?? null, language: s.language },
       createdMs: (doc) => this.table.meta[doc]!.createdMs,
     });
     return { hits: found.hits, total: found.total, facets: {} };

@@ -1,7 +1,7 @@
 // The products of one tenant's replica: how a stored product is indexed, filtered, faceted, and
 // searched by keyword, vector or both.
 import type { StoredProduct } from '../../store/products.js';
-import { baseLanguage } from '../analysis.js';
+import { baseLanguage, titleFocus } from '../analysis.js';
 import { attributePairs, codeKey, isInStock, queryCodes } from '../productValues.js';
 import { PRODUCT_FACETS } from '../../schemas/search.js';
 import {
@@ -32,18 +32,23 @@ export interface ProductColumns {
 
 export type ProductInput = DocInput<ProductFacts, ProductColumns>;
 
-/** The text index's fields, in the order of DocInput.texts, and their weights: a title match beats a description match. */
+/**
+ * The text index's fields, in the order of DocInput.texts, and their weights: the thing the title
+ * names beats what it is for or comes with, and title and category beat the description.
+ */
 const FIELD_WEIGHTS = [
-  3, // title
+  3, // title: its focus (analysis.ts titleFocus)
+  1.5, // title: the rest
   2.5, // search_keywords
   2, // brand
-  1.5, // category
+  2, // category
   1, // short_description
   1, // description
 ];
 
 export function productInput(doc: StoredProduct, parentExternalId: string | null, vectors: ProductInput['vectors']): ProductInput {
   const language = doc.language.toLowerCase();
+  const title = titleFocus(doc.title);
   const attributes = attributePairs(doc.attributes);
   // Names repeat across a catalogue; values are often a product's own (a model number, a weight).
   for (let i = 0; i < attributes.length; i += 2) attributes[i] = shared(attributes[i]);
@@ -65,7 +70,8 @@ export function productInput(doc: StoredProduct, parentExternalId: string | null
     },
     language: doc.language,
     texts: [
-      doc.title,
+      title.subject,
+      title.minor || null,
       doc.search_keywords.length > 0 ? doc.search_keywords.join(' ') : null,
       doc.brand,
       doc.category,
@@ -123,7 +129,7 @@ export class ProductCollection {
     const found = this.table.search(s, {
       allows: this.filter(f),
       candidates: this.table.candidates(this.constraints(f)),
-      language: f.language ?? null,
+      analysis: { stemming: f.language ?? null, language: s.language },
       boost: s.query.trim() ? this.codeBoost(s.query.trim()) : undefined,
       createdMs: (doc) => this.table.meta[doc]!.createdMs,
     });

@@ -9,15 +9,16 @@
 import type { Logger } from '../../log.js';
 import { keys } from '../../store/keys.js';
 import type { Store } from '../../store/redis.js';
-import { analyzeQuery, type QueryWord } from '../analysis.js';
+import { analyzeQuery, type QueryAnalysis } from '../analysis.js';
 import {
   fuseRanks, windowOf,
   type DocumentRef, type EngineProgress, type EntryAccess, type FacetCount, type Hit, type KnowledgeSearch,
   type ProductFacet, type ProductSearch, type RelatedRequest, type SearchEngine, type SearchRequest, type SearchResult, type VariantStrategy,
 } from '../engine.js';
 import { queryCodes } from '../productValues.js';
-import { accessFilter, all, entryFilter, productFilter, tagAny, tagNone, variantFilter, wordExpression } from './query.js';
-import { parseAggregateReply, parseSearchReply, parseSpellcheckReply, type ParsedReply } from './replies.js';
+import { IndexCommands } from './commands.js';
+import { KeywordSearch, type Keyword, type PlannedWords, type Ranked } from './keyword.js';
+import { accessFilter, all, entryFilter, productFilter, tagAny, tagNone, variantFilter } from './query.js';
 import type { ServingModels } from '../servingModels.js';
 import { F, ModelIndexes, PROJECTION_VERSION, type Collection, type IndexOptions, type TenantIndexes } from './schema.js';
 
@@ -33,27 +34,14 @@ export interface RedisQueryEngineOptions {
   exactLimit?: number;
 }
 
-/** Ranked ids with their scores, best first. */
-interface Ranked {
-  ids: string[];
-  scores: number[];
-}
-
-interface Keyword extends Ranked {
-  total: number;
-  /** The query that matched (null: browsing, or a query with no words). */
-  expr: string | null;
-}
-
 /** What differs between a product and an entry search, and the query's words. */
 interface SearchScope {
   filter: string;
   /** Exact codes the query may be (products: sku/gtin). */
   codes: string[];
   facets: ProductFacet[];
-  words: QueryWord[];
-  /** Per word: unknown to the index (it gets typo variants). */
-  unknown: boolean[];
+  /** The query's words as the index reads them. */
+  planned: PlannedWords;
   /** How the semantic search walks the vectors (null: no semantic search). */
   policy: VectorPolicy | null;
 }
@@ -67,22 +55,10 @@ interface Nearest {
   policy: VectorPolicy;
 }
 
-/** One keyword search: the query as typed, and how many hits to fetch. */
-interface KeywordQuery {
-  query: string;
-  k: number;
-}
-
 /** The documents a facet counts: those `query` matches (null: none), and the `extra` ones by id. */
 interface FacetDocs {
   query: string | null;
   extra: string[];
-}
-
-/** FT.SEARCH arguments after the query, and its DIALECT ('2' unless given). */
-interface SearchArgs {
-  args: (string | Buffer)[];
-  dialect?: string;
 }
 
 /** The documents semantic ranking may consider: those in a language the embedding model serves. */
@@ -113,6 +89,8 @@ export class RedisQueryEngine implements SearchEngine {
   ready = false;
   private readonly indexes: ModelIndexes;
   private readonly projected = new Map<string, Promise<void>>();
+  private readonly ft: IndexCommands;
+  private readonly keywords: KeywordSearch;
 
   constructor(
     private readonly redis: Store,
@@ -120,6 +98,8 @@ export class RedisQueryEngine implements SearchEngine {
     private readonly options: RedisQueryEngineOptions,
   ) {
     this.indexes = new ModelIndexes(redis);
+    this.ft = new IndexCommands(redis);
+    this.keywords = new KeywordSearch(this.ft);
   }
 
   /** Nothing to read: the indexes are in Redis. Tenants whose documents lack the projection are handed on. */
@@ -141,24 +121,25 @@ export class RedisQueryEngine implements SearchEngine {
 
   async searchProducts(tenantId: string, s: ProductSearch): Promise<SearchResult> {
     const c = (await this.tenant(tenantId, vectorModelOf(s))).products(tenantId);
-    const words = analyzeQuery(s.query, s.filters.language ?? null);
-    // One round trip for what the queries depend on: the sites being purged, the words the index
-    // lacks, and how many documents a semantic search may rank (an estimate: before the purge).
-    const [purging, unknown, policy] = await Promise.all([
+    // One round trip for what the queries depend on: the sites being purged, the words as the
+    // index reads them, and how many documents a semantic search may rank (an estimate: before the purge).
+    const [purging, planned, policy] = await Promise.all([
       this.redis.smembers(keys.sitesPurging(tenantId)),
-      this.unknownWords(c, s, words),
+      this.plan(c, s, { stemming: s.filters.language ?? null, language: s.language }),
       runsSemantic(s) ? this.vectorPolicy(c, all(productFilter(s.filters, []), servedFilter(s))) : null,
     ]);
     const codes = s.query.trim() ? queryCodes(s.query) : [];
-    return this.search(c, s, { filter: productFilter(s.filters, purging), codes, facets: s.facets, words, unknown, policy });
+    return this.search(c, s, { filter: productFilter(s.filters, purging), codes, facets: s.facets, planned, policy });
   }
 
   async searchKnowledge(tenantId: string, s: KnowledgeSearch): Promise<SearchResult> {
     const c = (await this.tenant(tenantId, vectorModelOf(s))).entries(tenantId);
-    const words = analyzeQuery(s.query, s.filters.language ?? null);
     const filter = entryFilter(s.filters);
-    const [unknown, policy] = await Promise.all([this.unknownWords(c, s, words), runsSemantic(s) ? this.vectorPolicy(c, all(filter, servedFilter(s))) : null]);
-    return this.search(c, s, { filter, codes: [], facets: [], words, unknown, policy });
+    const [planned, policy] = await Promise.all([
+      this.plan(c, s, { stemming: s.filters.language ?? null, language: s.language }),
+      runsSemantic(s) ? this.vectorPolicy(c, all(filter, servedFilter(s))) : null,
+    ]);
+    return this.search(c, s, { filter, codes: [], facets: [], planned, policy });
   }
 
   async relatedProducts(tenantId: string, productId: string, r: RelatedRequest & { variantStrategy: VariantStrategy }): Promise<SearchResult | null> {
@@ -177,7 +158,7 @@ export class RedisQueryEngine implements SearchEngine {
   async relatedEntries(tenantId: string, entryId: string, r: RelatedRequest & { access: EntryAccess }): Promise<SearchResult | null> {
     const c = (await this.tenant(tenantId)).entries(tenantId);
     const access = accessFilter(r.access);
-    const readable = await this.query(c, all(tagAny(F.id, [entryId]), access), { args: ['NOCONTENT', 'LIMIT', '0', '1'] });
+    const readable = await this.ft.query(c, all(tagAny(F.id, [entryId]), access), { args: ['NOCONTENT', 'LIMIT', '0', '1'] });
     if (readable.rows.length === 0) return null;
     const [anchor, content] = c.vectorFields ? await this.redis.hmgetBuffer(c.prefix + entryId, ...this.vectorFieldsOf(c)) : [null, null];
     const vector = anchor?.length ? anchor : content;
@@ -221,9 +202,11 @@ export class RedisQueryEngine implements SearchEngine {
     const useKeyword = s.mode !== 'semantic' || !s.vector;
     const window = windowOf(s);
     const [keywordFound, codes, semantic] = await Promise.all([
-      useKeyword ? this.keyword(c, { query: s.query, k: runsSemantic(s) ? window : s.offset + s.limit }, scope) : null,
-      useKeyword && scope.codes.length > 0 ? this.ids(c, all(tagAny('codes', scope.codes), scope.filter), CODE_HITS) : [],
-      scope.policy ? this.knn(c, { vector: 'content', blob: s.vector!, k: window, filter: all(scope.filter, servedFilter(s)), policy: scope.policy }) : null,
+      useKeyword ? this.keywords.search(c, { query: s.query, k: runsSemantic(s) ? window : s.offset + s.limit }, scope.planned, scope.filter) : null,
+      useKeyword && scope.codes.length > 0 ? this.ft.ids(c, all(tagAny('codes', scope.codes), scope.filter), CODE_HITS) : [],
+      scope.policy
+        ? this.knn(c, { vector: 'content', blob: s.vector!, k: window, filter: all(scope.filter, servedFilter(s)), policy: scope.policy }).then((r) => aboveFloor(r, s.minSimilarity))
+        : null,
     ]);
     // Code matches outside the keyword query's matches still count (and are counted once).
     const codesOutside = keywordFound ? await this.notMatching(c, { keyword: keywordFound, filter: scope.filter }, codes.filter((id) => !keywordFound.ids.includes(id))) : [];
@@ -233,7 +216,7 @@ export class RedisQueryEngine implements SearchEngine {
     let hits: Hit[];
     let total: number;
     if (keyword && semantic) {
-      hits = fuseRanks(keyword.ids, semantic.ids);
+      hits = fuseRanks(keyword, semantic.ids);
       const outside = await this.notMatching(c, { keyword: keywordFound!, filter: scope.filter }, semantic.ids.filter((id) => !keyword.ids.includes(id)));
       extra = [...extra, ...outside];
       total = keyword.total + outside.length;
@@ -250,47 +233,10 @@ export class RedisQueryEngine implements SearchEngine {
     return { hits: page, total, facets: await this.facets(c, { query: matched, extra: keyword ? extra : semantic!.ids }, scope.facets) };
   }
 
-  /**
-   * Keyword hits (BM25): every word must match, else any word; the words the index does not know
-   * get typo variants. Without a query, the newest documents.
-   */
-  private async keyword(c: Collection, { query, k }: KeywordQuery, { words, unknown, filter }: SearchScope): Promise<Keyword> {
-    if (!query.trim()) return this.newest(c, filter, k);
-    // Punctuation only: no word to match (as the built-in engine).
-    if (words.length === 0) return { ids: [], scores: [], total: 0, expr: null };
-    const expressions = words.map((w, i) => wordExpression(w, unknown[i]));
-    const run = async (expr: string): Promise<Keyword> => {
-      const found = await this.query(c, all(expr, filter), { args: ['NOCONTENT', 'WITHSCORES', 'SCORER', 'BM25', 'LIMIT', '0', String(k)] });
-      return { ids: found.rows.map((r) => this.idOf(c, r.key)), scores: found.rows.map((r) => r.score ?? 0), total: found.total, expr };
-    };
-    const every = await run(expressions.join(' '));
-    if (every.total > 0 || words.length < 2) return every;
-    return run(`(${expressions.join(' | ')})`);
-  }
-
-  /**
-   * Browsing: the newest documents. Without a filter, DIALECT 4 lets the server read only the top
-   * of the `created` order (0.5 ms instead of 46 ms at 100,000 products) but counts no further,
-   * so the total comes from a count of its own; with a filter the server sorts every match.
-   */
-  private async newest(c: Collection, filter: string, k: number): Promise<Keyword> {
-    const sort = ['NOCONTENT', 'SORTBY', F.created, 'DESC', 'LIMIT', '0', String(k)];
-    const [found, total] = filter
-      ? [await this.query(c, filter, { args: sort }), null]
-      : await Promise.all([this.query(c, '*', { args: sort, dialect: '4' }), this.query(c, '*', { args: ['NOCONTENT', 'LIMIT', '0', '0'] }).then((r) => r.total)]);
-    return { ids: found.rows.map((r) => this.idOf(c, r.key)), scores: found.rows.map(() => 0), total: total ?? found.total, expr: null };
-  }
-
-  /**
-   * Per word: true when the index holds none of its terms (typo tolerance applies). One
-   * FT.SPELLCHECK names the terms the index lacks; words too short for typos are not asked about.
-   */
-  private async unknownWords(c: Collection, s: ProductSearch | KnowledgeSearch, words: QueryWord[]): Promise<boolean[]> {
-    const asked = s.mode !== 'semantic' || !s.vector ? words.filter((w) => w.fuzzy > 0) : [];
-    if (asked.length === 0) return words.map(() => false);
-    const terms = [...new Set(asked.flatMap((w) => w.terms))];
-    const missing = parseSpellcheckReply(await this.redis.call('FT.SPELLCHECK', c.index, terms.join(' '), 'DIALECT', '2'));
-    return words.map((w) => w.fuzzy > 0 && w.terms.every((t) => missing.has(t)));
+  /** The query's words as the index reads them (none when only semantic ranking runs). */
+  private plan(c: Collection, s: SearchRequest, analysis: QueryAnalysis): Promise<PlannedWords> {
+    const keyword = s.mode !== 'semantic' || !s.vector;
+    return this.keywords.plan(c, keyword ? analyzeQuery(s.query, analysis) : [], analysis, true);
   }
 
   /** Which of the ids (none of them in the keyword hits fetched) the keyword query, run under `filter`, does not match. */
@@ -300,23 +246,23 @@ export class RedisQueryEngine implements SearchEngine {
     if (keyword.ids.length >= keyword.total) return ids;
     // Browsing matches every document the filter allows.
     if (keyword.expr === null) return [];
-    const matching = new Set(await this.ids(c, all(keyword.expr, filter, tagAny(F.id, ids)), ids.length));
+    const matching = new Set(await this.ft.ids(c, all(keyword.expr, filter, tagAny(F.id, ids)), ids.length));
     return ids.filter((id) => !matching.has(id));
   }
 
   /** Exact scan for small filtered sets, the graph for large ones (EXACT_LIMIT). */
   private async vectorPolicy(c: Collection, filter: string): Promise<VectorPolicy> {
-    return (await this.query(c, filter, { args: ['NOCONTENT', 'LIMIT', '0', '0'] })).total <= (this.options.exactLimit ?? EXACT_LIMIT) ? 'ADHOC_BF' : 'BATCHES';
+    return (await this.ft.count(c, filter)) <= (this.options.exactLimit ?? EXACT_LIMIT) ? 'ADHOC_BF' : 'BATCHES';
   }
 
   private async knn(c: Collection, { vector, blob, k, filter, policy }: Nearest): Promise<Ranked> {
     const bytes = Buffer.isBuffer(blob) ? blob : Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
     const field = vector === 'content' ? F.content : F.anchorVector;
     // RediSearch 2.10 returns KNN hits unordered unless the query sorts by the distance.
-    const found = await this.query(c, `(${filter})=>[KNN ${k} @${field} $vec HYBRID_POLICY ${policy} AS dist]`, {
+    const found = await this.ft.query(c, `(${filter})=>[KNN ${k} @${field} $vec HYBRID_POLICY ${policy} AS dist]`, {
       args: ['PARAMS', '2', 'vec', bytes, 'SORTBY', 'dist', 'ASC', 'RETURN', '1', 'dist', 'LIMIT', '0', String(k)],
     });
-    return { ids: found.rows.map((r) => this.idOf(c, r.key)), scores: found.rows.map((r) => 1 - Number(r.fields.get('dist'))) };
+    return { ids: found.rows.map((r) => this.ft.idOf(c, r.key)), scores: found.rows.map((r) => 1 - Number(r.fields.get('dist'))) };
   }
 
   /** Nearest to `vector` among the documents `filter` allows: by anchor among those with one, and by content among the others, merged. */
@@ -343,7 +289,7 @@ export class RedisQueryEngine implements SearchEngine {
     const lists = await Promise.all(
       wanted.map(async (name) => {
         const counts = new Map<string, number>();
-        const replies = await Promise.all(queries.map((q) => this.aggregate(c, q, { field: FACET_FIELD[name], top })));
+        const replies = await Promise.all(queries.map((q) => this.ft.aggregate(c, q, { field: FACET_FIELD[name], top })));
         for (const reply of replies) {
           for (const row of reply.rows) {
             const value = row.fields.get(FACET_FIELD[name]);
@@ -357,33 +303,18 @@ export class RedisQueryEngine implements SearchEngine {
     return Object.fromEntries(lists);
   }
 
-  // ---- commands --------------------------------------------------------------------------------
-
-  private async query(c: Collection, query: string, { args, dialect = '2' }: SearchArgs): Promise<ParsedReply> {
-    const reply = await this.redis.call('FT.SEARCH', c.index, query, ...args, 'DIALECT', dialect);
-    return parseSearchReply(reply, { withScores: args.includes('WITHSCORES'), noContent: args.includes('NOCONTENT') });
-  }
-
-  private async ids(c: Collection, query: string, k: number): Promise<string[]> {
-    return (await this.query(c, query, { args: ['NOCONTENT', 'LIMIT', '0', String(k)] })).rows.map((r) => this.idOf(c, r.key));
-  }
-
-  /** Value counts of a field over a query's matches: the `top` most frequent (null: all). */
-  private async aggregate(c: Collection, query: string, { field, top }: { field: string; top: number | null }): Promise<ParsedReply> {
-    const which = top ? ['SORTBY', '4', '@count', 'DESC', `@${field}`, 'ASC', 'MAX', String(top)] : ['LIMIT', '0', '1000000'];
-    return parseAggregateReply(
-      await this.redis.call('FT.AGGREGATE', c.index, query, 'GROUPBY', '1', `@${field}`, 'REDUCE', 'COUNT', '0', 'AS', 'count', ...which, 'DIALECT', '2'),
-    );
-  }
-
-  private idOf(c: Collection, key: string): string {
-    return key.slice(c.prefix.length);
-  }
+  // ---- helpers --------------------------------------------------------------------------------
 
   /** The hash fields of the anchor and content vectors of the engine's model (none without one). */
   private vectorFieldsOf(c: Collection): string[] {
     return c.vectorFields ? [c.vectorFields.anchor, c.vectorFields.content] : [];
   }
+}
+
+/** The nearest documents at or above a similarity floor (the list is best first). */
+function aboveFloor(ranked: Ranked, floor: number): Ranked {
+  const n = ranked.scores.findIndex((score) => score < floor);
+  return n < 0 ? ranked : { ids: ranked.ids.slice(0, n), scores: ranked.scores.slice(0, n) };
 }
 
 /** Keyword hits with the code matches first (they score above any text match); `outside` of them did not match the words. */

@@ -5,7 +5,7 @@
 import type { StoredEntry } from '../../store/knowledgeEntries.js';
 import type { StoredProduct } from '../../store/products.js';
 import type { DocumentProjection } from '../../store/projection.js';
-import { analyze, baseLanguage } from '../analysis.js';
+import { analyzeWithCompounds, baseLanguage, titleFocus } from '../analysis.js';
 import { attributeValues, codeKey, isInStock } from '../productValues.js';
 import { PROJECTION_VERSION, TAG_SEP, tagText } from './schema.js';
 
@@ -32,11 +32,18 @@ function pairs(fields: Record<string, string>): string[] {
   return out;
 }
 
+/**
+ * A field's text as the index reads it: kcs's analysis with compound tails, each term once (a
+ * field counts a term once, as in the built-in engine: textIndex.ts).
+ */
+const fieldText = (text: string | null, language: string): string => [...new Set(analyzeWithCompounds(text, language))].join(' ');
+
 export function productProjection(doc: StoredProduct, parentExternalId: string | null): string[] {
-  const text = (v: string | null) => analyze(v, doc.language).join(' ');
+  const text = (v: string | null) => fieldText(v, doc.language);
+  const title = titleFocus(doc.title);
   const attrs = [...attributeValues(doc.attributes)].flatMap(([name, values]) => values.map((v) => `${name}=${v}`));
   return pairs({
-    title: text(doc.title), kw: text(doc.search_keywords.join(' ')), brand: text(doc.brand), cat: text(doc.category),
+    title: text(title.subject), title2: text(title.minor), kw: text(doc.search_keywords.join(' ')), brand: text(doc.brand), cat: text(doc.category),
     short: text(doc.short_description), desc: text(doc.description),
     id: doc.id, lang: doc.language.toLowerCase(), lang_base: baseLanguage(doc.language),
     has_anchor: flag(doc.has_similarity_anchor), created: String(Date.parse(doc.created_at)),
@@ -51,7 +58,7 @@ export function productProjection(doc: StoredProduct, parentExternalId: string |
 }
 
 export function entryProjection(doc: StoredEntry): string[] {
-  const text = (v: string | null) => analyze(v, doc.language).join(' ');
+  const text = (v: string | null) => fieldText(v, doc.language);
   const expires = doc.type === 'memory' && typeof doc.metadata.expires_at === 'string' ? Date.parse(doc.metadata.expires_at) : NaN;
   return pairs({
     title: text(doc.title), kw: text(doc.search_keywords.join(' ')), tags_text: text(doc.tags.join(' ')), summary: text(doc.summary), content: text(doc.content),

@@ -24,7 +24,7 @@ export const all = (...clauses: string[]): string => clauses.filter(Boolean).joi
 
 /**
  * A query word as RediSearch syntax: its alternative terms, typo variants (%…%) when `typos` (the
- * word is unknown to the index), and its prefix (…*), OR-ed.
+ * word is unknown to the index), its prefixes (…*), and a compound's parts all together, OR-ed.
  */
 export function wordExpression(word: QueryWord, typos: boolean): string {
   const alternatives = new Set<string>(word.terms);
@@ -34,7 +34,8 @@ export function wordExpression(word: QueryWord, typos: boolean): string {
       if (edits > 0) alternatives.add(`${'%'.repeat(edits)}${term}${'%'.repeat(edits)}`);
     }
   }
-  if (word.prefix) alternatives.add(`${word.prefix}*`);
+  for (const prefix of word.prefixes) alternatives.add(`${prefix}*`);
+  for (const reading of word.readings) alternatives.add(`(${reading.map((w) => wordExpression(w, false)).join(' ')})`);
   return `(${[...alternatives].join(' | ')})`;
 }
 

@@ -10,7 +10,7 @@ import { reindexDocumentsCall } from '../../store/scriptCalls.js';
 import { vectorField } from '../../store/vectors.js';
 
 /** Version of the projection's field layout: part of the index name, and of each tenant's marker. */
-export const PROJECTION_VERSION = '1';
+export const PROJECTION_VERSION = '2';
 
 /** Separator of multi-value TAG fields (values holding it have it replaced). */
 export const TAG_SEP = ';';
@@ -86,7 +86,8 @@ export function schema(c: Collection, options: IndexOptions): string[] {
   const common = [...tag(F.id), ...tag(F.language), ...tag(F.baseLanguage), ...numeric(F.anchor), ...numeric(F.created, 'SORTABLE')];
   if (c.kind === 'product') {
     return [
-      ...text('title', 3), ...text('kw', 2.5), ...text('brand', 2), ...text('cat', 1.5), ...text('short', 1), ...text('desc', 1),
+      // As the built-in engine's fields (builtin/products.ts): the title's focus, the rest of it, …
+      ...text('title', 3), ...text('title2', 1.5), ...text('kw', 2.5), ...text('brand', 2), ...text('cat', 2), ...text('short', 1), ...text('desc', 1),
       ...common, ...tag('site'), ...tag('category'), ...tag('brand_l'), ...tag('avail'), ...tag('codes'), ...tag('attrs'), ...tag('ext'), ...tag('pext'),
       ...tag('brand_v', 'SORTABLE'), ...tag('category_v', 'SORTABLE'), ...tag('avail_v', 'SORTABLE'),
       ...numeric('price'), ...numeric('stock'), ...numeric('parent'), ...numeric('variant'),
@@ -116,15 +117,17 @@ export async function hasQueryEngine(redis: Store): Promise<boolean> {
 
 /**
  * Drops the tenant's indexes of models other than those `kept` (those of no model stay: a server
- * with embedding off searches them). The documents stay; once the tenant is searched with another
- * model, each index of an old one only costs the server indexing every write again.
+ * with embedding off searches them), and with `kept` null those of an older projection version
+ * only (the tenant's documents all carry this one). The documents stay; each index of an old
+ * model or layout only costs the server indexing every write again.
  */
-export async function dropOtherModelIndexes(redis: Store, tenantId: string, kept: string[]): Promise<string[]> {
+export async function dropOtherModelIndexes(redis: Store, tenantId: string, kept: string[] | null): Promise<string[]> {
   const prefix = keys.searchIndex(tenantId, '');
-  const keep = new Set(['none', ...kept.map((modelId) => modelPart({ modelId, dimension: null }))]);
+  const keep = kept && new Set(['none', ...kept.map((modelId) => modelPart({ modelId, dimension: null }))]);
   const stale = ((await redis.call('FT._LIST')) as string[]).filter((name) => {
     const match = name.startsWith(prefix) ? /^(?:products|entries):v(\w+):(.+)$/.exec(name.slice(prefix.length)) : null;
-    return match !== null && match[1] === PROJECTION_VERSION && !keep.has(match[2]);
+    if (!match) return false;
+    return match[1] !== PROJECTION_VERSION || (keep !== null && !keep.has(match[2]));
   });
   for (const name of stale) {
     try {
@@ -151,7 +154,7 @@ const REINDEX_BATCH = 500;
  * A new index reads the tenant's documents by their being written again where the server holds
  * more than this many keys per document; else by the server's scan. The scan reads ~32,000 keys
  * a second; a document written again costs ~0.1 ms, up to ~1 ms where a 512-d vector index of the
- * tenant indexes it again too (docs/BENCHMARKS.md, "Seventeenth session").
+ * tenant indexes it again too (bench:query-engine-index).
  */
 export const WRITE_AGAIN_SHARE = 32;
 
@@ -216,8 +219,7 @@ export class TenantIndexes {
    * index over them read them again (up to ~1 ms a document next to a 512-d vector index). So a
    * tenant whose documents are a small share of the server's keys is read by writing them again:
    * the `owed` key is set before the index and removed once they all are written, so a process
-   * that dies between the two leaves the work to the next one (docs/BENCHMARKS.md, "Seventeenth
-   * session").
+   * that dies between the two leaves the work to the next one (bench:query-engine-index).
    */
   private async create(c: Collection, read: boolean): Promise<void> {
     let ids: string[] | null = null;

@@ -58,7 +58,7 @@ export function semanticCases(): void {
       assert.deepEqual(keysOf(site.hits, A.cat.key), []);
     });
 
-    test('hybrid fuses both lists by reciprocal rank; hits found by both carry both ranks', async () => {
+    test('hybrid ranks keyword matches first, re-ordered a little by semantic rank, then semantic candidates; hits found by both carry both ranks', async () => {
       const request = { query: 'lantern', vector: axis(0) };
       const hybrid = await products(A, { ...request, mode: 'hybrid', limit: 10 });
       const found = keysOf(hybrid.hits, A.cat.key);
@@ -71,7 +71,7 @@ export function semanticCases(): void {
 
       const keyword = await products(A, { ...request, mode: 'keyword' });
       const semantic = await products(A, { ...request, mode: 'semantic' });
-      const fused = fuseRanks(keyword.hits.map((h) => h.id), semantic.hits.map((h) => h.id)).slice(0, 10);
+      const fused = fuseRanks({ ids: keyword.hits.map((h) => h.id), full: keyword.hits.length }, semantic.hits.map((h) => h.id)).slice(0, 10);
       assert.deepEqual(hybrid.hits.map((h) => h.id), fused.map((f) => f.id));
       assert.deepEqual(ranksOf(hybrid.hits), fused.map((f) => f.ranks));
       hybrid.hits.forEach((h, i) => assert.ok(Math.abs(h.score - fused[i].score) < 1e-9, `RRF score of hit ${i}`));
