@@ -1,5 +1,6 @@
 // Who is calling: the tenant from the Host header, the bearer credential, its scopes
-// (narrowed by X-Scopes), and the tenant's per-key rate limit (DESIGN §2).
+// (narrowed by X-Scopes), the browser origins its key allows, and the tenant's per-key rate limit
+// (DESIGN §2).
 import type { ApiKeyService } from '../domain/apiKeys.js';
 import { normalizeOrigin } from '../schemas/origins.js';
 import { narrowScopes, unmetRule, type ScopeRule } from '../schemas/scopes.js';
