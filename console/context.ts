@@ -3,7 +3,7 @@ import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 
 export type Scope =
-  | 'catalog:read' | 'catalog:write' | 'knowledge:read' | 'knowledge:write' | 'admin'
+  | 'catalog:read' | 'catalog:write' | 'search' | 'knowledge:read' | 'knowledge:write' | 'admin'
   | 'visibility:community' | 'visibility:internal' | 'visibility:restricted';
 
 export interface Whoami {

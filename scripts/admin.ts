@@ -17,6 +17,7 @@ export const ADMIN_USAGE = `usage: kcs admin <resource> <action> [options]
   user create --tenant SLUG --email EMAIL --name NAME
   user list --tenant SLUG
   key create --tenant SLUG --user USER_ID_OR_EMAIL --name NAME --scopes a,b,...|all [--expires-at ISO-8601]
+             [--origins https://shop.example,http://localhost:3000]   (browser origins the key may be used from)
   key list --tenant SLUG
   key revoke --tenant SLUG KEY_ID
   client list --tenant SLUG
@@ -41,6 +42,7 @@ const OPTIONS = {
   user: { type: 'string' },
   scopes: { type: 'string' },
   'expires-at': { type: 'string' },
+  origins: { type: 'string' },
   'variant-strategy': { type: 'string' },
   'open-registration': { type: 'string' },
   'rate-limit': { type: 'string' },
@@ -120,12 +122,19 @@ export async function runAdmin(argv: string[], connect: () => Promise<AdminConne
         const user = await services.users.find(tenant.id, need('user'));
         if (!user) throw new UsageError(`no user ${values.user} in tenant ${tenant.slug}`);
         const scopes = need('scopes') === 'all' ? [...SCOPES] : need('scopes').split(',').map((s) => s.trim());
-        const input = checked<{ name: string; scopes: string[]; expires_at?: string }>(
+        const origins = values.origins === undefined ? undefined : values.origins.split(',').map((s) => s.trim()).filter(Boolean);
+        const input = checked<{ name: string; scopes: string[]; expires_at?: string; allowed_origins?: string[] }>(
           ApiKeyCreate,
-          { name: need('name'), scopes, ...(values['expires-at'] ? { expires_at: values['expires-at'] } : {}) },
+          {
+            name: need('name'), scopes,
+            ...(values['expires-at'] ? { expires_at: values['expires-at'] } : {}),
+            ...(origins ? { allowed_origins: origins } : {}),
+          },
           'json',
         );
-        const created = await services.apiKeys.create(tenant.id, { userId: user.id, name: input.name, scopes: input.scopes, expiresAt: input.expires_at });
+        const created = await services.apiKeys.create(tenant.id, {
+          userId: user.id, name: input.name, scopes: input.scopes, expiresAt: input.expires_at, allowedOrigins: input.allowed_origins,
+        });
         print(created);
         process.stderr.write('The key above is shown once; only its digest is stored.\n');
         break;

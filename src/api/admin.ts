@@ -79,7 +79,9 @@ export function adminRoutes({ tenants, users, apiKeys, audit }: AdminDeps): Rout
       method: 'POST', path: '/api/knowledge/api-keys', tags: ['api-keys'], summary: 'Create an API key',
       description: 'The answer carries `key`, the secret, this once; only its SHA-256 digest is stored. The key is the ' +
         "caller's own (user_id, when given, must be the caller) and holds only scopes the caller holds after X-Scopes; " +
-        'otherwise 403. `kcs admin key create` mints keys for any user.',
+        'otherwise 403. `kcs admin key create` mints keys for any user. allowed_origins (scheme://host[:port], stored lower ' +
+        'case without a default port) limits browser use: a request with another Origin is a 403; the storefront routes answer ' +
+        'the listed origins with CORS headers.',
       auth: admin,
       body: ApiKeyCreate,
       responses: { 201: { description: 'Created', schema: ApiKeyCreated } },
@@ -88,7 +90,10 @@ export function adminRoutes({ tenants, users, apiKeys, audit }: AdminDeps): Rout
         if (body.user_id && body.user_id.toLowerCase() !== principal.userId) {
           throw new HttpError(403, 'An API key created here belongs to the caller; keys for other users are created with `kcs admin key create`');
         }
-        const input = { userId: principal.userId, name: body.name, scopes: body.scopes, expiresAt: body.expires_at, ceiling: principal.scopes };
+        const input = {
+          userId: principal.userId, name: body.name, scopes: body.scopes, expiresAt: body.expires_at, allowedOrigins: body.allowed_origins,
+          ceiling: principal.scopes,
+        };
         return json(201, await apiKeys.create(tenant.id, input, actorOf(principal, req)));
       },
     }),

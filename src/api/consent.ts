@@ -9,6 +9,7 @@ import type { Reply } from '../http/route.js';
 const SCOPE_TEXT: Record<string, string> = {
   'catalog:read': 'Read sites, products and categories',
   'catalog:write': 'Create, change and delete sites, products and categories',
+  search: 'Search products and see related products (storefront search only)',
   'knowledge:read': 'Read knowledge entries',
   'knowledge:write': 'Create, change and delete knowledge entries',
   admin: 'Administer this tenant: settings, users, API keys and OAuth clients',

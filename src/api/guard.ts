@@ -1,7 +1,9 @@
 // Who is calling: the tenant from the Host header, the bearer credential, its scopes
-// (narrowed by X-Scopes), and the tenant's per-key rate limit (DESIGN §2).
+// (narrowed by X-Scopes), the browser origins its key allows, and the tenant's per-key rate limit
+// (DESIGN §2).
 import type { ApiKeyService } from '../domain/apiKeys.js';
-import { narrowScopes, type Scope } from '../schemas/scopes.js';
+import { normalizeOrigin } from '../schemas/origins.js';
+import { narrowScopes, unmetRule, type ScopeRule } from '../schemas/scopes.js';
 import type { TenantService } from '../domain/tenants.js';
 import type { Principal } from '../domain/types.js';
 import type { Tenant } from '../schemas/records.js';
@@ -70,8 +72,15 @@ export class Guard {
     return tenant;
   }
 
-  /** The caller with its effective scopes; 401, 403 or 429 when it may not go on. */
-  async authenticate(tenant: Tenant, req: IncomingRequest, required: Scope[]): Promise<Principal> {
+  /** The caller with its effective scopes, admitted to a route asking `rule`; 401, 403 or 429 when it may not go on. */
+  async authenticate(tenant: Tenant, req: IncomingRequest, rule: ScopeRule): Promise<Principal> {
+    const principal = await this.identify(tenant, req);
+    await this.admit(tenant, req, principal, rule);
+    return principal;
+  }
+
+  /** The caller with its effective scopes (after X-Scopes); 401 when there is none. */
+  async identify(tenant: Tenant, req: IncomingRequest): Promise<Principal> {
     const token = bearerToken(req.headers.authorization);
     const found = token ? await this.resolve(tenant, token, req) : null;
     if (!found) {
@@ -79,15 +88,30 @@ export class Guard {
         'WWW-Authenticate': `Bearer resource_metadata="${this.baseUrl(req)}/.well-known/oauth-protected-resource"`,
       });
     }
-    const principal: Principal = { ...found, scopes: narrowScopes(found.scopes, req.headers['x-scopes']) };
-    const missing = required.filter((scope) => !principal.scopes.has(scope));
-    if (missing.length > 0) {
-      throw new HttpError(403, `Missing scope: ${missing.join(' ')}`, {
-        'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${required.join(' ')}"`,
-      });
+    return { ...found, scopes: narrowScopes(found.scopes, req.headers['x-scopes']) };
+  }
+
+  /** Whether the caller may go on: 403 for an Origin its key does not allow or a scope it lacks, 429 over the rate limit. */
+  async admit(tenant: Tenant, req: IncomingRequest, principal: Principal, rule: ScopeRule): Promise<void> {
+    this.checkOrigin(req, principal);
+    const unmet = unmetRule(principal.scopes, rule);
+    if (unmet) {
+      throw new HttpError(403, unmet.detail, { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${unmet.scope}"` });
     }
     await this.rateLimit(tenant, principal);
-    return principal;
+  }
+
+  /**
+   * A key with allowed_origins answers a request carrying an Origin only when it is one of them,
+   * or the tenant's own (the console, served on the tenant host, sends its base URL).
+   */
+  private checkOrigin(req: IncomingRequest, principal: Principal): void {
+    const origin = req.headers.origin;
+    const allowed = principal.allowedOrigins;
+    if (origin === undefined || !allowed || allowed.length === 0) return;
+    const normalized = normalizeOrigin(origin);
+    if (normalized !== null && (allowed.includes(normalized) || normalized === normalizeOrigin(this.baseUrl(req)))) return;
+    throw new HttpError(403, "Requests from this Origin are not allowed with this API key (it is not in the key's allowed_origins)");
   }
 
   private async resolve(tenant: Tenant, token: string, req: IncomingRequest) {
@@ -101,7 +125,10 @@ export class Guard {
   private readonly apiKeyResolver: CredentialResolver = async (tenant, token) => {
     const record = await this.apiKeys.verify(tenant.id, token);
     if (!record) return null;
-    return { kind: 'api_key', tenantId: tenant.id, userId: record.user_id, credentialId: record.id, scopes: record.scopes, clientId: null };
+    return {
+      kind: 'api_key', tenantId: tenant.id, userId: record.user_id, credentialId: record.id, scopes: record.scopes, clientId: null,
+      allowedOrigins: record.allowed_origins ?? [],
+    };
   };
 
   private async rateLimit(tenant: Tenant, principal: Principal): Promise<void> {

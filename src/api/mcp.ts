@@ -8,6 +8,7 @@ import { defineRoute, type IncomingRequest, type Reply, type Route } from '../ht
 import { createMcpServer, type McpDeps } from '../mcp/server.js';
 import type { Principal } from '../domain/types.js';
 import type { Tenant } from '../schemas/records.js';
+import { BEYOND_SEARCH } from '../schemas/scopes.js';
 
 const tags = ['mcp'];
 
@@ -33,7 +34,8 @@ export function mcpRoutes(deps: McpDeps, scheme: string): Route[] {
       description: 'JSON-RPC over POST, answered as application/json. Tools: search_products, get_product, related_products, ' +
         'search_knowledge, get_knowledge_entry, list_categories, remember, forget; each checks the scopes of its HTTP ' +
         'counterpart. Resources: knowledge entries of type bootstrap and skill_index (kcs://knowledge-entries/{id}).',
-      auth: { scopes: [] },
+      // Any credential but a search-only key (public by design, it reaches the storefront routes alone).
+      auth: { anyOf: BEYOND_SEARCH },
       cors: true,
       bodyKind: 'raw',
       contentTypes: ['application/json'],

@@ -186,7 +186,7 @@ export function oauthRoutes(oauth: OAuthService, guard: Guard, { scheme, rateLim
           let registrant: Principal | null = null;
           if (req.headers.authorization !== undefined) {
             try {
-              registrant = await guard.authenticate(tenant, req, ['admin']);
+              registrant = await guard.authenticate(tenant, req, { scopes: ['admin'] });
             } catch (error) {
               if (error instanceof HttpError && (error.status === 401 || error.status === 403)) {
                 const code = error.status === 401 ? 'invalid_token' : 'insufficient_scope';

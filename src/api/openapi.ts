@@ -3,10 +3,11 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ErrorBody, ValidationErrorBody } from '../schemas/common.js';
 import type { Route } from '../http/route.js';
+import type { ScopeRule } from '../schemas/scopes.js';
 
 const ERROR_TEXT: Record<number, string> = {
   401: 'Missing, unknown, expired or other-tenant token (WWW-Authenticate carries resource_metadata)',
-  403: 'A required scope is missing (WWW-Authenticate: Bearer error="insufficient_scope")',
+  403: 'A required scope is missing (WWW-Authenticate: Bearer error="insufficient_scope"), or the API key does not allow the request\'s Origin',
   404: 'Unknown tenant, or the resource does not exist in this tenant',
   409: 'Conflict with the current state',
   412: 'If-Match does not match the current version',
@@ -18,6 +19,8 @@ const ERROR_TEXT: Record<number, string> = {
 };
 
 type Json = Record<string, unknown>;
+
+const requiredScopes = (rule: ScopeRule): readonly string[] => ('anyOf' in rule ? rule.anyOf : rule.scopes);
 
 export function buildOpenApi(routes: Route[], info: { title: string; version: string }): Json {
   const components: Record<string, Json> = {};
@@ -45,8 +48,8 @@ export function buildOpenApi(routes: Route[], info: { title: string; version: st
     }
     const errors = new Set<number>(route.errors ?? []);
     if (route.auth !== 'none') errors.add(404);
-    // 403 only where a scope is required (whoami takes any credential).
-    if (typeof route.auth === 'object') [401, ...(route.auth.scopes.length > 0 ? [403] : []), 429].forEach((s) => errors.add(s));
+    // 403 only where a scope is required.
+    if (typeof route.auth === 'object') [401, ...(requiredScopes(route.auth).length > 0 ? [403] : []), 429].forEach((s) => errors.add(s));
     if (route.params || route.query || route.body) errors.add(422);
     if (route.body || route.bodyKind === 'raw') [413, 415].forEach((s) => errors.add(s));
     errors.add(503);
@@ -63,7 +66,11 @@ export function buildOpenApi(routes: Route[], info: { title: string; version: st
       ...(parameters.length ? { parameters } : {}),
       responses,
     };
-    if (typeof route.auth === 'object') {
+    if (typeof route.auth === 'object' && 'anyOf' in route.auth) {
+      // Alternatives: a token holding any one of them may call.
+      operation.security = route.auth.anyOf.map((scope) => ({ bearer: [scope] }));
+      operation['x-any-of-scopes'] = route.auth.anyOf;
+    } else if (typeof route.auth === 'object') {
       operation.security = [{ bearer: route.auth.scopes }];
       operation['x-required-scopes'] = route.auth.scopes;
     }

@@ -1,14 +1,22 @@
 // Search routes: products and knowledge (keyword, semantic, hybrid), and related documents.
+import { Type } from '@sinclair/typebox';
 import type { SearchService } from '../domain/search.js';
+import { seesWholeProducts, storefrontAnswer } from '../domain/storefront.js';
 import { defineRoute, json, type Route } from '../http/route.js';
 import { EntryIdParams } from '../schemas/knowledgeEntries.js';
 import { ProductIdParams } from '../schemas/products.js';
 import {
-  KnowledgeSearchRequest, KnowledgeSearchResult, ProductSearchRequest, ProductSearchResult, RelatedEntriesQuery, RelatedQuery,
+  KnowledgeSearchRequest, KnowledgeSearchResult, ProductSearchRequest, ProductSearchResult, RelatedEntriesQuery, RelatedQuery, StorefrontSearchResult,
 } from '../schemas/search.js';
 import { callerOf } from './knowledgeEntries.js';
 
 const tags = ['search'];
+
+/** The storefront routes: catalog:read, or a search-only key (public by design) from the origins it lists. */
+const storefront = { anyOf: ['catalog:read', 'search'] } as const;
+const STOREFRONT_NOTE = ' A caller admitted by `search` alone gets each product in the storefront view (StorefrontSearchResult). ' +
+  'Readable cross-origin from the origins the API key lists in allowed_origins (CORS).';
+const storefrontResult = Type.Union([ProductSearchResult, StorefrontSearchResult]);
 
 export function searchRoutes(search: SearchService): Route[] {
   return [
@@ -19,21 +27,30 @@ export function searchRoutes(search: SearchService): Route[] {
         'a query equal to a sku or gtin puts that product first. All words must match; when no product matches them all, any word ' +
         'does. Semantic: cosine over the description vectors, only for languages the embedding model serves. Hybrid (default): ' +
         'reciprocal rank fusion of both; when semantic cannot run the search falls back to keyword and semantic_fallback says why. ' +
-        'The tenant variant_strategy applies. site_id takes a UUID or slug (unknown → 404).',
-      auth: { scopes: ['catalog:read'] },
+        'The tenant variant_strategy applies. site_id takes a UUID or slug (unknown → 404).' + STOREFRONT_NOTE,
+      auth: storefront,
+      cors: 'key',
       body: ProductSearchRequest,
-      responses: { 200: { description: 'Hits with their products, facets and total', schema: ProductSearchResult } },
-      handler: async ({ tenant, body }) => json(200, await search.searchProducts(tenant, body)),
+      responses: { 200: { description: 'Hits with their products, facets and total', schema: storefrontResult } },
+      handler: async ({ tenant, principal, body }) => {
+        const answer = await search.searchProducts(tenant, body);
+        return json(200, seesWholeProducts(principal.scopes) ? answer : storefrontAnswer(answer));
+      },
     }),
     defineRoute({
       method: 'GET', path: '/api/knowledge/products/:product_id/related', tags, summary: 'Products related to a product',
       description: 'Nearest products of the same site by similarity anchor (the description vector for products without one), ' +
-        'excluding the product itself and its own variants; the tenant variant_strategy applies. Empty until the product is embedded.',
-      auth: { scopes: ['catalog:read'] },
+        'excluding the product itself and its own variants; the tenant variant_strategy applies. Empty until the product is embedded.' +
+        STOREFRONT_NOTE,
+      auth: storefront,
+      cors: 'key',
       params: ProductIdParams,
       query: RelatedQuery,
-      responses: { 200: { description: 'Related products', schema: ProductSearchResult } },
-      handler: async ({ tenant, params, query }) => json(200, await search.relatedProducts(tenant, params.product_id, { offset: query.offset ?? 0, limit: query.limit ?? 10 })),
+      responses: { 200: { description: 'Related products', schema: storefrontResult } },
+      handler: async ({ tenant, principal, params, query }) => {
+        const answer = await search.relatedProducts(tenant, params.product_id, { offset: query.offset ?? 0, limit: query.limit ?? 10 });
+        return json(200, seesWholeProducts(principal.scopes) ? answer : storefrontAnswer(answer));
+      },
     }),
     defineRoute({
       method: 'POST', path: '/api/knowledge/search/knowledge', readOnly: true, tags, summary: 'Search knowledge entries',

@@ -1,14 +1,15 @@
 // Who is calling: the tenant and the credential's scopes (the console shows what they allow).
 import { defineRoute, json, type Route } from '../http/route.js';
-import { SCOPES } from '../schemas/scopes.js';
+import { BEYOND_SEARCH, SCOPES } from '../schemas/scopes.js';
 import { Whoami, type WhoamiView } from '../schemas/whoami.js';
 
 export function whoamiRoutes(): Route[] {
   return [
     defineRoute({
       method: 'GET', path: '/api/knowledge/whoami', tags: ['whoami'], summary: 'The tenant and the calling credential',
-      description: 'Any valid API key or OAuth access token; its scopes as granted (the console hides what they do not allow).',
-      auth: { scopes: [] },
+      description: 'Any valid API key or OAuth access token but a search-only key; its scopes as granted (the console hides what ' +
+        'they do not allow).',
+      auth: { anyOf: BEYOND_SEARCH },
       responses: { 200: { description: 'The caller', schema: Whoami } },
       handler: ({ tenant, principal }) => {
         const view: WhoamiView = {

@@ -4,16 +4,26 @@ import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
 import { ForbiddenError, InvalidError, NotFoundError } from './errors.js';
 import type { UserService } from './tenants.js';
 import type { ApiKeyRecord } from '../schemas/records.js';
+import { normalizeOrigin } from '../schemas/origins.js';
 
 // `kcs_<key id>_<secret>`: the id finds the record, the SHA-256 of the whole key proves it.
 const KEY_RE = /^kcs_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})_([A-Za-z0-9_-]{20,})$/;
 /** last_used_at is written at most this often per key, to keep reads read-only. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-export type PublicApiKey = Omit<ApiKeyRecord, 'digest'>;
+export type PublicApiKey = Omit<ApiKeyRecord, 'digest'> & { allowed_origins: string[] };
 
 const digestOf = (key: string) => createHash('sha256').update(key).digest('hex');
-const toPublic = ({ digest: _digest, ...rest }: ApiKeyRecord): PublicApiKey => rest;
+const toPublic = ({ digest: _digest, ...rest }: ApiKeyRecord): PublicApiKey => ({ ...rest, allowed_origins: rest.allowed_origins ?? [] });
+
+/** The origins in the form browsers send them, without duplicates; 422 at the first that is not `scheme://host[:port]`. */
+function normalizedOrigins(origins: readonly string[]): string[] {
+  return [...new Set(origins.map((text, i) => {
+    const origin = normalizeOrigin(text);
+    if (origin === null) throw InvalidError.at(['allowed_origins', i], 'Value error, an origin is scheme://host[:port] with http or https, no path and a port in 1-65535');
+    return origin;
+  }))];
+}
 
 export class ApiKeyService {
   private readonly lastTouch = new Map<string, number>();
@@ -28,10 +38,11 @@ export class ApiKeyService {
   /**
    * A new key. `ceiling`: the effective scopes (after X-Scopes) of the caller that mints it over the
    * API; the key may hold none it lacks (DESIGN §2), else 403. Operator tools mint without one.
+   * `allowedOrigins`: the browser origins it may be used from (none: a server-side key).
    */
   async create(
     tenantId: string,
-    input: { userId: string; name: string; scopes: string[]; expiresAt?: string | null; ceiling?: Set<string> },
+    input: { userId: string; name: string; scopes: string[]; expiresAt?: string | null; allowedOrigins?: readonly string[] | null; ceiling?: Set<string> },
     actor: AuditActor = SYSTEM_ACTOR,
   ): Promise<PublicApiKey & { key: string }> {
     const beyond = input.ceiling ? input.scopes.filter((s) => !input.ceiling!.has(s)) : [];
@@ -39,6 +50,7 @@ export class ApiKeyService {
       const missing = [...new Set(beyond)].join(' ');
       throw new ForbiddenError(`A new key cannot hold scopes its creator lacks: ${missing}`, missing);
     }
+    const allowedOrigins = normalizedOrigins(input.allowedOrigins ?? []);
     if (!(await this.users.get(tenantId, input.userId))) throw InvalidError.at(['user_id'], 'User not found in this tenant');
     const id = randomUUID();
     const key = `kcs_${id}_${randomBytes(24).toString('base64url')}`;
@@ -51,6 +63,7 @@ export class ApiKeyService {
       created_at: new Date().toISOString(),
       expires_at: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
       last_used_at: null,
+      allowed_origins: allowedOrigins,
       digest: digestOf(key),
     };
     await this.repo.create(record, actor);

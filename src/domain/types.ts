@@ -8,4 +8,6 @@ export interface Principal {
   scopes: Set<string>;
   /** OAuth client_id when the caller used an OAuth token; never taken from a header. */
   clientId: string | null;
+  /** The browser origins an API key is limited to (a request with another Origin is refused); absent or empty: no limit. */
+  allowedOrigins?: readonly string[];
 }

@@ -2,10 +2,13 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { Method } from './router.js';
 import type { Principal } from '../domain/types.js';
 import type { Tenant } from '../schemas/records.js';
-import type { Scope } from '../schemas/scopes.js';
+import type { ScopeRule } from '../schemas/scopes.js';
 
-/** Who may call a route: anyone (no tenant), anyone on a known tenant, or a bearer with all these scopes. */
-export type RouteAuth = 'none' | 'tenant' | { scopes: Scope[] };
+/**
+ * Who may call a route: anyone (no tenant), anyone on a known tenant, or a bearer whose scopes
+ * meet the rule: `{ scopes }` all of them, `{ anyOf }` at least one.
+ */
+export type RouteAuth = 'none' | 'tenant' | ScopeRule;
 
 /** How the body is read: JSON object, form fields, or raw bytes handed to the handler. */
 export type BodyKind = 'json' | 'form' | 'raw';
@@ -74,10 +77,11 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TSchema | un
   /** Error statuses beyond the ones every route of its auth kind can answer. */
   errors?: number[];
   /**
-   * Readable from any origin (src/http/cors.ts): every answer, errors included, carries the CORS
-   * headers, and the path answers OPTIONS preflights.
+   * Cross-origin reads (src/http/cors.ts), with OPTIONS preflights on the path. `true`: from any
+   * origin, every answer, errors included. `'key'`: from the origins the caller's API key lists
+   * (storefront search), errors included once the key allows the origin.
    */
-  cors?: boolean;
+  cors?: boolean | 'key';
   /** A POST that only reads (a search): its answer waits for no replica (http/pipeline.ts). */
   readOnly?: boolean;
   handler: (ctx: RouteContext<B, Q, P>) => Promise<Reply> | Reply;

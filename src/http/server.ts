@@ -6,6 +6,7 @@ import uWS from 'uWebSockets.js';
 import type { Logger } from '../log.js';
 import { ConflictError, ForbiddenError, InvalidError, NotFoundError, PreconditionFailedError } from '../domain/errors.js';
 import { CORS_HEADERS } from './cors.js';
+import { ErrorWithHeaders } from './errorWithHeaders.js';
 import { HttpError } from './errors.js';
 import { GateThread } from './gate/thread.js';
 import type { HttpMetrics } from './metrics.js';
@@ -128,7 +129,7 @@ export class HttpServer {
         res.writeStatus(statusLine(status));
         res.writeHeader('X-Request-Id', requestId);
         const close = reply.headers?.Connection === 'close';
-        const cors = match.kind === 'found' && match.route.cors ? CORS_HEADERS : {};
+        const cors = match.kind === 'found' && match.route.cors === true ? CORS_HEADERS : {};
         for (const [name, value] of Object.entries({ ...cors, ...reply.headers })) if (name !== 'Connection') res.writeHeader(name, value);
         // A response to HEAD never carries content (RFC 9110 §9.3.2): bytes after its headers would be
         // read as the start of the next response on a keep-alive connection. (HEAD has no body, so
@@ -165,8 +166,9 @@ export class HttpServer {
       };
       this.dispatch(match.route, match.params, req).then(send, (error: unknown) => {
         const reply = errorReply(error, this.unavailable);
-        if (reply.status === 503) this.log.warn({ err: (error as Error).message, reqId: requestId, route: routeLabel }, 'data store unavailable');
-        else if (reply.status >= 500) this.log.error({ err: error, reqId: requestId, route: routeLabel }, 'unhandled error');
+        const cause = error instanceof ErrorWithHeaders ? error.error : error;
+        if (reply.status === 503) this.log.warn({ err: (cause as Error).message, reqId: requestId, route: routeLabel }, 'data store unavailable');
+        else if (reply.status >= 500) this.log.error({ err: cause, reqId: requestId, route: routeLabel }, 'unhandled error');
         send(reply);
       });
     };
@@ -215,6 +217,10 @@ function tooLarge(limit: number): Reply {
 
 /** Maps an error to its reply; anything unexpected is a 500 without internals. */
 function errorReply(error: unknown, unavailable: (error: unknown) => boolean = () => false): Reply {
+  if (error instanceof ErrorWithHeaders) {
+    const reply = errorReply(error.error, unavailable);
+    return { ...reply, headers: { ...error.headers, ...reply.headers } };
+  }
   if (error instanceof HttpError) return { status: error.status, body: { detail: error.detail }, headers: error.headers };
   // The domain's field paths are within the request body, its input.
   if (error instanceof InvalidError) return { status: 422, body: { detail: error.errors.map((e) => ({ ...e, loc: ['body', ...e.loc] })) } };

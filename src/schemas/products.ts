@@ -93,6 +93,21 @@ export const Product = Type.Object(
   { $id: 'Product' },
 );
 
+/**
+ * What a search-only caller (scope `search` without `catalog:read`: a storefront key, public by
+ * design) sees of a product: what a shop page shows. Left out: the connector's sync bookkeeping
+ * (external_id, sync_hash, source, last_synced_at), kcs's own (tenant_id, translation_group_id,
+ * has_similarity_anchor, embedding_status, created_at, updated_at) and search_keywords, the
+ * merchandiser's synonyms. A new Product field stays out until it is listed here.
+ */
+export const STOREFRONT_PRODUCT_FIELDS = [
+  'id', 'site_id', 'title', 'description', 'short_description', 'sku', 'gtin', 'brand', 'category', 'attributes', 'properties',
+  'price_current', 'price_msrp', 'price_special', 'price_on_request', 'currency', 'image_url', 'product_url', 'availability',
+  'additional_images', 'rating_average', 'rating_count', 'language', 'parent_product_id', 'is_variant', 'is_parent',
+] as const satisfies readonly (keyof typeof Product.properties)[];
+
+export const StorefrontProduct = Type.Pick(Product, STOREFRONT_PRODUCT_FIELDS, { $id: 'StorefrontProduct' });
+
 export const SiteQuery = Type.Object({ site_id: Type.String({ minLength: 1, maxLength: 100, description: 'Site UUID or slug' }) });
 
 export const ProductListQuery = Type.Object({

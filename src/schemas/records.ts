@@ -28,6 +28,8 @@ export interface ApiKeyRecord {
   created_at: string;
   expires_at: string | null;
   last_used_at: string | null;
+  /** Normalised browser origins the key may be used from; absent on keys made before origins existed. */
+  allowed_origins?: string[];
   /** SHA-256 hex of the whole key; the key itself is never stored. */
   digest: string;
 }

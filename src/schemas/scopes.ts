@@ -1,7 +1,8 @@
-// Scope names and the visibility ceiling (DESIGN §2).
+// Scope names, what a route asks of them, and the visibility ceiling (DESIGN §2).
 export const SCOPES = [
   'catalog:read',
   'catalog:write',
+  'search',
   'knowledge:read',
   'knowledge:write',
   'admin',
@@ -12,6 +13,29 @@ export const SCOPES = [
 export type Scope = (typeof SCOPES)[number];
 
 export const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value);
+
+/**
+ * What a caller's scopes must meet: every one of `scopes` (none listed: any credential), or at
+ * least one of `anyOf` (routes a narrower scope also opens, e.g. search for `search` keys).
+ */
+export type ScopeRule = { scopes: readonly Scope[] } | { anyOf: readonly Scope[] };
+
+/**
+ * Any scope but `search`: routes open to every credential except a search-only key, which is
+ * public by design and reaches its two routes and nothing else.
+ */
+export const BEYOND_SEARCH: readonly Scope[] = SCOPES.filter((s) => s !== 'search');
+
+/** Why scopes fail a rule, for the 403 (its detail, and the WWW-Authenticate `scope=`), or null when they meet it. */
+export function unmetRule(held: Set<string>, rule: ScopeRule): { detail: string; scope: string } | null {
+  if ('anyOf' in rule) {
+    if (rule.anyOf.some((s) => held.has(s))) return null;
+    // A token holding all of these passes; the detail says that one of them is enough.
+    return { detail: `Missing scope: one of ${rule.anyOf.join(', ')}`, scope: rule.anyOf.join(' ') };
+  }
+  const missing = rule.scopes.filter((s) => !held.has(s));
+  return missing.length === 0 ? null : { detail: `Missing scope: ${missing.join(' ')}`, scope: rule.scopes.join(' ') };
+}
 
 /**
  * Effective scopes: a gateway's X-Scopes header can only narrow what the token holds.

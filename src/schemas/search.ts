@@ -2,7 +2,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Nullable, StringEnum, Uuid } from './common.js';
 import { ENTRY_TYPES, Entry, VISIBILITIES } from './knowledgeEntries.js';
-import { Product } from './products.js';
+import { Product, StorefrontProduct } from './products.js';
 
 export const SEARCH_MODES = ['hybrid', 'keyword', 'semantic'] as const;
 /** The facets a product search can count. */
@@ -86,6 +86,8 @@ const resultOf = <K extends string, T extends TSchema>({ name, key, doc, $id }: 
   );
 
 export const ProductSearchResult = resultOf({ name: 'product', key: 'product', doc: Product, $id: 'ProductSearchResult' });
+/** The answer of product search and related products for a search-only caller. */
+export const StorefrontSearchResult = resultOf({ name: 'product', key: 'product', doc: StorefrontProduct, $id: 'StorefrontSearchResult' });
 export const KnowledgeSearchResult = resultOf({ name: 'knowledge', key: 'entry', doc: Entry, $id: 'KnowledgeSearchResult' });
 
 export const RelatedQuery = Type.Object({

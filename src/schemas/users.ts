@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, Nullable, StringEnum, Uuid } from './common.js';
+import { AllowedOrigins } from './origins.js';
 import { SCOPES } from './scopes.js';
 
 export const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$' });
@@ -22,6 +23,7 @@ export const ApiKeyCreate = Type.Object(
     scopes: Type.Array(ScopeName, { minItems: 1, maxItems: SCOPES.length }),
     user_id: Type.Optional(Nullable(Uuid({ description: 'Owner; defaults to the caller' }))),
     expires_at: Type.Optional(Nullable(DateTime())),
+    allowed_origins: Type.Optional(Nullable(AllowedOrigins)),
   },
   { $id: 'ApiKeyCreate' },
 );
@@ -36,6 +38,7 @@ export const ApiKey = Type.Object(
     created_at: DateTime(),
     expires_at: Nullable(DateTime()),
     last_used_at: Nullable(DateTime()),
+    allowed_origins: Type.Array(Type.String(), { description: 'Origins a browser may call with this key; empty: a server-side key' }),
   },
   { $id: 'ApiKey' },
 );

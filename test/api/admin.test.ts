@@ -195,7 +195,7 @@ describe('api keys', () => {
     t = await stack.tenant();
   });
 
-  const KEY_FIELDS = ['created_at', 'expires_at', 'id', 'last_used_at', 'name', 'scopes', 'tenant_id', 'user_id'];
+  const KEY_FIELDS = ['allowed_origins', 'created_at', 'expires_at', 'id', 'last_used_at', 'name', 'scopes', 'tenant_id', 'user_id'];
 
   test('POST creates a key, shown once, that works for its scopes only', async () => {
     const res = await t.request('POST', KEYS, { body: { name: 'reader', scopes: ['catalog:read'] } });
@@ -211,6 +211,7 @@ describe('api keys', () => {
     assert.deepEqual(res.body.scopes, ['catalog:read']);
     assert.equal(res.body.expires_at, null);
     assert.equal(res.body.last_used_at, null);
+    assert.deepEqual(res.body.allowed_origins, [], 'no origins: a server-side key');
     assert.ok(!Number.isNaN(Date.parse(res.body.created_at)));
 
     const key = res.body.key as string;

@@ -49,6 +49,28 @@ test('tenant, user and key lifecycle through the CLI', async () => {
   assert.equal((await stack.request('GET', '/api/knowledge/sites', { host, key: created.json.key })).status, 401);
 });
 
+test('a storefront key: --origins sets allowed_origins, validated and normalised like the HTTP API', async () => {
+  await admin('tenant', 'create', 'cli-shop');
+  await admin('user', 'create', '--tenant', 'cli-shop', '--email', 'shop@cli.test', '--name', 'Shop');
+  const base = ['key', 'create', '--tenant', 'cli-shop', '--user', 'shop@cli.test', '--name', 'storefront', '--scopes', 'search'];
+  const created = await admin(...base, '--origins', 'https://Shop.Example, http://localhost:3000');
+  assert.equal(created.code, 0, created.stderr);
+  assert.deepEqual(created.json.scopes, ['search']);
+  assert.deepEqual(created.json.allowed_origins, ['https://shop.example', 'http://localhost:3000']);
+
+  const host = `cli-shop.localhost:${stack.port}`;
+  const from = (origin: string) => stack.request('POST', '/api/knowledge/search/products', { host, key: created.json.key, body: { query: 'x' }, headers: { Origin: origin } });
+  assert.equal((await from('https://shop.example')).headers['access-control-allow-origin'], 'https://shop.example');
+  assert.equal((await from('https://evil.example')).status, 403);
+
+  const badPattern = await admin(...base, '--origins', 'https://shop.example/');
+  assert.equal(badPattern.code, 2);
+  assert.match(badPattern.stderr, /allowed_origins\.0: String should match pattern/);
+  const badPort = await admin(...base, '--origins', 'https://shop.example:70000');
+  assert.equal(badPort.code, 1);
+  assert.match(badPort.stderr, /scheme:\/\/host\[:port\]/);
+});
+
 test('tenant settings update, validated like the HTTP API', async () => {
   await admin('tenant', 'create', 'cli-set');
   const updated = await admin('tenant', 'update', 'cli-set', '--variant-strategy', 'children_only', '--rate-limit', '5');

@@ -1,6 +1,7 @@
 // The console's Admin section in Chromium: an API key created in the page shows its secret once
-// and works; revoked in the page, it is refused. Settings saved in the page reach the API, the
-// audit log lists the key's events, and a key without `admin` never sees the section.
+// and works; revoked in the page, it is refused; a storefront key (search, allowed origins) is
+// made there too. Settings saved in the page reach the API, the audit log lists the key's events,
+// and a key without `admin` never sees the section.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { goTo, openConsole, signInWithKey, SKIP_WITHOUT_CHROMIUM, useConsoleSuite } from './browser.js';
@@ -41,6 +42,36 @@ describe('console: admin', { skip: SKIP_WITHOUT_CHROMIUM, timeout: 120_000 }, ()
     await page.locator('table.events tbody tr').nth(1).waitFor();
     const actions = await page.locator('table.events tbody tr td:nth-child(2)').allInnerTexts();
     assert.deepEqual(actions, ['delete', 'create']);
+    await tab.close();
+  });
+
+  test('a storefront key made in the page: the search scope and its allowed origins', async () => {
+    const tab = await openConsole(suite.browser, suite.stack, suite.t, [/status of 422/]);
+    const { page } = tab;
+    await signInWithKey(tab, suite.t.key);
+    await goTo(tab, '#/admin/keys');
+    const form = page.locator('form.new-key');
+    await form.locator('input[name=name]').fill('storefront');
+    await form.locator('input[name=scopes][value="search"]').check();
+    // A path is refused with the API's 422, shown in the page; the form keeps what was typed.
+    await form.locator('textarea[name=allowed_origins]').fill('https://shop.example/path');
+    await form.locator('button:has-text("Create key")').click();
+    await form.locator('.error').waitFor();
+    assert.match(await form.locator('.error').innerText(), /allowed_origins/);
+    await form.locator('textarea[name=allowed_origins]').fill('https://Shop.Example\nhttp://localhost:3000');
+    await form.locator('button:has-text("Create key")').click();
+    const secret = (await page.locator('.secret code').innerText()).trim();
+
+    const listed = (await suite.t.request('GET', '/api/knowledge/api-keys')).body as { name: string; scopes: string[]; allowed_origins: string[]; id: string }[];
+    const made = listed.find((k) => k.name === 'storefront')!;
+    assert.deepEqual([made.scopes, made.allowed_origins], [['search'], ['https://shop.example', 'http://localhost:3000']]);
+    await page.locator('.secret button:has-text("I have stored it")').click();
+    assert.deepEqual(await page.locator(`tr[data-key-id="${made.id}"] td.origins code`).allInnerTexts(), made.allowed_origins);
+
+    const found = await suite.t.request('POST', '/api/knowledge/search/products', { key: secret, body: { query: '' }, headers: { Origin: 'https://shop.example' } });
+    assert.equal(found.status, 200, found.text);
+    assert.equal(found.headers['access-control-allow-origin'], 'https://shop.example');
+    assert.equal((await suite.t.request('GET', '/api/knowledge/sites', { key: secret })).status, 403);
     await tab.close();
   });
 

@@ -2,11 +2,11 @@
 // Most cases stay close to the valid template (so they reach the handler); some break it whole.
 import fc from 'fast-check';
 import { SCOPES } from '../../src/schemas/scopes.js';
-import { TEMPLATES, routeName, type RouteTemplate } from './routes.js';
+import { SHOP_ORIGIN, TEMPLATES, routeName, type RouteTemplate } from './routes.js';
 import { PROTO_KEYS, RawJson, Ref, deepNesting, headerSafe, hostileJson, hostileString, oddEncoded, percentEncode, toJsonText, wtf8 } from './values.js';
 
 /** Who the request claims to be; the oracle knows which of these may never succeed on a scoped route. */
-export type AuthMode = { kind: 'key' } | { kind: 'readOnly' } | { kind: 'otherTenant' } | { kind: 'none' } | { kind: 'header'; value: string };
+export type AuthMode = { kind: 'key' } | { kind: 'readOnly' } | { kind: 'search' } | { kind: 'otherTenant' } | { kind: 'none' } | { kind: 'header'; value: string };
 /** `{slug}`, `{other}` and `{port}` are filled in when sent. */
 export type HostPlan = { kind: 'fuzz' } | { kind: 'other' } | { kind: 'odd'; pattern: string };
 /** A body: a value to serialise by `encoding`, or bytes as they are. */
@@ -217,7 +217,7 @@ const headersPlan: fc.Arbitrary<Record<string, string>> = fc
     'if-match': sometimes(fc.oneof(fc.constantFrom(...IF_MATCH), headerText), 6),
     'x-request-id': sometimes(headerText, 10),
     accept: sometimes(fc.constantFrom(...ACCEPT), 10),
-    origin: sometimes(fc.oneof(fc.constantFrom('null', 'http://evil.test', ''), headerText), 15),
+    origin: sometimes(fc.oneof(fc.constantFrom('null', 'http://evil.test', '', SHOP_ORIGIN, SHOP_ORIGIN.toUpperCase(), `${SHOP_ORIGIN}/`), headerText), 15),
     cookie: sometimes(fc.oneof(fc.constantFrom('kcs_csrf_x=y', '=;=;', 'a'), headerText), 15),
   })
   .map((h) => Object.fromEntries(Object.entries(h).filter((e): e is [string, string] => e[1] !== null)));
@@ -225,6 +225,7 @@ const headersPlan: fc.Arbitrary<Record<string, string>> = fc
 const authPlan: fc.Arbitrary<AuthMode> = fc.oneof(
   { weight: 16, arbitrary: fc.constant<AuthMode>({ kind: 'key' }) },
   { weight: 1, arbitrary: fc.constant<AuthMode>({ kind: 'readOnly' }) },
+  { weight: 1, arbitrary: fc.constant<AuthMode>({ kind: 'search' }) },
   { weight: 1, arbitrary: fc.constant<AuthMode>({ kind: 'otherTenant' }) },
   { weight: 1, arbitrary: fc.constant<AuthMode>({ kind: 'none' }) },
   {

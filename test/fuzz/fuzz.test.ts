@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { startStack, type Stack, type TenantFixture } from '../helpers/stack.js';
 import { anyCase, caseRoute, type FuzzCase } from './cases.js';
 import { fuzzFixtures, makeVictim, otherTenantData, snapshot } from './fixtures.js';
+import { SHOP_ORIGIN } from './routes.js';
 import { judge } from './oracle.js';
 import { send, toWire, type FuzzContext, type WireAnswer, type WireRequest } from './wire.js';
 
@@ -19,6 +20,7 @@ const SEED = Number(process.env.KCS_FUZZ_SEED ?? 13);
 const HANG_MS = Number(process.env.KCS_FUZZ_HANG_MS ?? 30_000);
 const READY_EVERY = 250;
 const READ_ONLY_SCOPES = ['catalog:read', 'knowledge:read'];
+const SEARCH_SCOPES = ['search'];
 
 /** Error logs of the server by request id: the stack of a 5xx goes into the report. */
 const serverErrors = new Map<string, string>();
@@ -57,11 +59,18 @@ before(async () => {
   otherBefore = await snapshot(other);
   ctx = {
     port: stack.port, fuzzSlug: fuzz.tenant.slug, otherSlug: other.tenant.slug, ids,
-    keys: { all: fuzz.key, readOnly: await fuzz.keyWith(READ_ONLY_SCOPES), other: other.key },
+    keys: { all: fuzz.key, readOnly: await fuzz.keyWith(READ_ONLY_SCOPES), search: await searchKey(fuzz), other: other.key },
     readOnlyScopes: READ_ONLY_SCOPES,
+    searchScopes: SEARCH_SCOPES,
   };
 });
 after(() => stack?.close());
+
+/** A storefront key: `search` alone, usable from SHOP_ORIGIN. */
+async function searchKey(t: TenantFixture): Promise<string> {
+  const { key } = await stack.services.apiKeys.create(t.tenant.id, { userId: t.user.id, name: 'shop', scopes: SEARCH_SCOPES, allowedOrigins: [SHOP_ORIGIN] });
+  return key;
+}
 
 async function waitUntilReady(): Promise<void> {
   for (;;) {

@@ -43,14 +43,15 @@ function errorShapeOk(c: FuzzCase, status: number, body: unknown): boolean {
  */
 function forbiddenSuccess(c: FuzzCase, ctx: FuzzContext): string | null {
   const needed = c.template.auth;
-  if (!Array.isArray(needed) || c.method !== c.template.method || c.pathSuffix !== '') return null;
+  if (typeof needed !== 'object' || c.method !== c.template.method || c.pathSuffix !== '') return null;
   if (c.host.kind === 'other') return 'a scoped route succeeded with a key of another tenant (Host of the other tenant)';
   if (c.host.kind !== 'fuzz') return null;
   if (c.auth.kind === 'none' || c.auth.kind === 'header' || c.auth.kind === 'otherTenant') {
     return `a scoped route succeeded with credential "${c.auth.kind}"`;
   }
-  const own = c.auth.kind === 'readOnly' ? ctx.readOnlyScopes : [...SCOPES];
+  const own = c.auth.kind === 'readOnly' ? ctx.readOnlyScopes : c.auth.kind === 'search' ? ctx.searchScopes : [...SCOPES];
   const effective = narrowScopes(own, c.headers['x-scopes']);
+  if ('anyOf' in needed) return needed.anyOf.some((s) => effective.has(s)) ? null : `succeeded without one of ${needed.anyOf.join(' ')}`;
   const missing = needed.filter((s) => !effective.has(s));
   return missing.length > 0 ? `succeeded without scope ${missing.join(' ')}` : null;
 }

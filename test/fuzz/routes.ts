@@ -1,6 +1,7 @@
 // Valid request templates, one per route of the HTTP surface: the fuzz test mutates them so that
 // most cases get past auth and routing and reach the handlers. Ids are `Ref`s to the runner's
 // fixtures, resolved when a case is sent (deletes point at "victim" fixtures that are re-created).
+import { BEYOND_SEARCH } from '../../src/schemas/scopes.js';
 import { Ref } from './values.js';
 
 /** What a route's answers look like: its error shape is checked against this. */
@@ -15,8 +16,8 @@ export interface RouteTemplate {
   query?: Record<string, string | Ref>;
   body?: { kind: BodyKind; value: unknown };
   headers?: Record<string, string>;
-  /** 'none' and 'tenant' need no credential; otherwise the scopes the route needs (an empty list: any valid key). */
-  auth: 'none' | 'tenant' | string[];
+  /** 'none' and 'tenant' need no credential; otherwise the scopes the route needs (all of a list, or one of `anyOf`). */
+  auth: 'none' | 'tenant' | string[] | { anyOf: readonly string[] };
   answers: AnswerKind;
   /** A successful answer removes this fixture: the runner re-creates it. */
   consumes?: string;
@@ -31,6 +32,9 @@ const catalogWrite = ['catalog:write'];
 const knowledgeRead = ['knowledge:read'];
 const knowledgeWrite = ['knowledge:write'];
 const admin = ['admin'];
+const storefront = { anyOf: ['catalog:read', 'search'] };
+/** The origin the fuzz run's search key lists. */
+export const SHOP_ORIGIN = 'https://shop.fuzz.test';
 
 const product = {
   external_id: 'fz-new', title: 'Bohrmaschine 18 V', description: 'Akku', short_description: 'kurz', sku: 'SKU-1', gtin: '4006381333931',
@@ -62,7 +66,7 @@ const rpc = (method: string, params?: unknown, id: unknown = 1) => ({ jsonrpc: '
 const tool = (name: string, args: Record<string, unknown>) => rpc('tools/call', { name, arguments: args });
 const MCP_ACCEPT = { accept: 'application/json, text/event-stream' };
 const mcpCall = (value: unknown): RouteTemplate => ({
-  method: 'POST', path: '/mcp', body: { kind: 'json', value }, headers: MCP_ACCEPT, auth: [], answers: 'jsonrpc',
+  method: 'POST', path: '/mcp', body: { kind: 'json', value }, headers: MCP_ACCEPT, auth: { anyOf: BEYOND_SEARCH }, answers: 'jsonrpc',
 });
 
 const clientAuth = { client_id: ref('clientId'), client_secret: ref('clientSecret') };
@@ -96,7 +100,8 @@ export const TEMPLATES: RouteTemplate[] = [
   { method: 'DELETE', path: `${K}/products/:product_id`, params: { product_id: ref('victimProductId') }, auth: catalogWrite, answers: 'api', consumes: 'product' },
   { method: 'POST', path: `${K}/products/bulk`, query: { site_id: ref('siteSlug'), wait: 'false' }, body: { kind: 'ndjson', value: [product, { ...product, external_id: 'fz-bulk-2' }] }, auth: catalogWrite, answers: 'api' },
   { method: 'GET', path: `${K}/jobs/:job_id`, params: { job_id: ref('jobId') }, query: { wait: 'false' }, auth: catalogWrite, answers: 'api' },
-  { method: 'GET', path: `${K}/products/:product_id/related`, params: { product_id: ref('productId') }, query: { limit: '5', offset: '0' }, auth: catalogRead, answers: 'api' },
+  { method: 'GET', path: `${K}/products/:product_id/related`, params: { product_id: ref('productId') }, query: { limit: '5', offset: '0' }, auth: storefront, answers: 'api' },
+  { method: 'OPTIONS', path: `${K}/products/:product_id/related`, params: { product_id: ref('productId') }, headers: { origin: SHOP_ORIGIN, 'access-control-request-method': 'GET' }, auth: 'none', answers: 'api' },
   // knowledge entries
   { method: 'POST', path: `${K}/knowledge-entries`, body: { kind: 'json', value: entry }, auth: knowledgeWrite, answers: 'api' },
   { method: 'POST', path: `${K}/knowledge-entries/personal`, body: { kind: 'json', value: { ...entry, visibility: 'personal' } }, auth: knowledgeWrite, answers: 'api' },
@@ -106,7 +111,9 @@ export const TEMPLATES: RouteTemplate[] = [
   { method: 'DELETE', path: `${K}/knowledge-entries/:entry_id`, params: { entry_id: ref('victimEntryId') }, auth: knowledgeWrite, answers: 'api', consumes: 'entry' },
   { method: 'GET', path: `${K}/knowledge-entries/:entry_id/related`, params: { entry_id: ref('entryId') }, query: { limit: '5', offset: '0', include_expired: 'false' }, auth: knowledgeRead, answers: 'api' },
   // search
-  { method: 'POST', path: `${K}/search/products`, body: { kind: 'json', value: productSearch }, auth: catalogRead, answers: 'api' },
+  { method: 'POST', path: `${K}/search/products`, body: { kind: 'json', value: productSearch }, auth: storefront, answers: 'api' },
+  { method: 'OPTIONS', path: `${K}/search/products`, headers: { origin: SHOP_ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' }, auth: 'none', answers: 'api' },
+  { method: 'GET', path: `${K}/whoami`, auth: { anyOf: BEYOND_SEARCH }, answers: 'api' },
   { method: 'POST', path: `${K}/search/knowledge`, body: { kind: 'json', value: knowledgeSearch }, auth: knowledgeRead, answers: 'api' },
   // MCP
   mcpCall(rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } })),
@@ -142,5 +149,6 @@ export const TEMPLATES: RouteTemplate[] = [
   { method: 'POST', path: `${K}/users`, body: { kind: 'json', value: { email: 'new@fuzz.test', name: 'New' } }, auth: admin, answers: 'api' },
   { method: 'GET', path: `${K}/api-keys`, auth: admin, answers: 'api' },
   { method: 'POST', path: `${K}/api-keys`, body: { kind: 'json', value: { name: 'k', scopes: ['catalog:read'], user_id: ref('userId'), expires_at: '2030-01-01T00:00:00Z' } }, auth: admin, answers: 'api' },
+  { method: 'POST', path: `${K}/api-keys`, body: { kind: 'json', value: { name: 'shop', scopes: ['search'], allowed_origins: [SHOP_ORIGIN, 'HTTP://LOCALHOST:3000', 'http://[::1]:8080'] } }, auth: admin, answers: 'api' },
   { method: 'DELETE', path: `${K}/api-keys/:key_id`, params: { key_id: ref('victimKeyId') }, auth: admin, answers: 'api', consumes: 'key' },
 ];

@@ -11,9 +11,11 @@ export interface FuzzContext {
   otherSlug: string;
   /** Fixture ids by name (the `Ref`s of the templates); updated when a victim is re-created. */
   ids: Record<string, string>;
-  keys: { all: string; readOnly: string; other: string };
+  keys: { all: string; readOnly: string; search: string; other: string };
   /** The scopes of `keys.readOnly`. */
   readOnlyScopes: string[];
+  /** The scopes of `keys.search` (a storefront key listing SHOP_ORIGIN). */
+  searchScopes: string[];
 }
 
 export interface WireRequest {
@@ -77,6 +79,7 @@ function authorizationOf(c: FuzzCase, ctx: FuzzContext): string | undefined {
   switch (c.auth.kind) {
     case 'key': return `Bearer ${ctx.keys.all}`;
     case 'readOnly': return `Bearer ${ctx.keys.readOnly}`;
+    case 'search': return `Bearer ${ctx.keys.search}`;
     case 'otherTenant': return `Bearer ${ctx.keys.other}`;
     case 'none': return undefined;
     case 'header': return c.auth.value;

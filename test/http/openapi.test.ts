@@ -55,7 +55,8 @@ describe('OpenAPI document', () => {
         ids.push(op.operationId);
         // A success, or a redirect for the endpoints whose answer is one (POST /oauth/authorize).
         assert.ok(Object.keys(op.responses).some((s) => /^[23]\d\d$/.test(s)), `${method} ${path} has no 2xx or 3xx`);
-        if (path.startsWith('/api/')) {
+        // A CORS preflight carries no credential (the storefront routes answer OPTIONS).
+        if (path.startsWith('/api/') && method !== 'options') {
           assert.ok(Array.isArray(op.security) && Array.isArray(op.security[0].bearer), `${method} ${path} has no security`);
           const scoped = op.security[0].bearer.length > 0;
           assert.ok(scoped || path === '/api/knowledge/whoami', `${method} ${path} requires no scope`);
@@ -66,6 +67,19 @@ describe('OpenAPI document', () => {
     }
     assert.equal(new Set(ids).size, ids.length);
     assert.ok(doc.components.securitySchemes.bearer);
+  });
+
+  test('the storefront routes: catalog:read or search as alternatives, a preflight, the storefront product', () => {
+    for (const [path, method] of [['/api/knowledge/search/products', 'post'], ['/api/knowledge/products/{product_id}/related', 'get']]) {
+      const op = doc.paths[path][method];
+      assert.deepEqual(op.security, [{ bearer: ['catalog:read'] }, { bearer: ['search'] }]);
+      assert.deepEqual(op['x-any-of-scopes'], ['catalog:read', 'search']);
+      assert.ok(doc.paths[path].options, `${path} answers a preflight`);
+    }
+    const product = doc.components.schemas.StorefrontProduct;
+    assert.ok(product.properties.title && !product.properties.sync_hash);
+    assert.ok(doc.components.schemas.ApiKeyCreate.properties.allowed_origins);
+    assert.ok(doc.components.schemas.ApiKey.required.includes('allowed_origins'));
   });
 
   test('POST /api/knowledge/sites documents its body and responses', () => {

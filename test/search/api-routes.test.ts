@@ -134,13 +134,13 @@ describe('POST /api/knowledge/search/products', () => {
     await bad({ query: 'x'.repeat(501) }, [err(['body', 'query'], 'String should have at most 500 characters', 'string_too_long')]);
   });
 
-  test('401 without a key, 403 without catalog:read, 404 for an unknown site', async () => {
+  test('401 without a key, 403 without catalog:read or search, 404 for an unknown site', async () => {
     const none = await s.t.request('POST', SEARCH_PRODUCTS, { body: {}, key: undefined });
     assertError(none, 401);
     const knowledgeOnly = await s.t.keyWith(['knowledge:read', 'catalog:write']);
-    assertInsufficientScope(await searchHttp(s.t, SEARCH_PRODUCTS, {}, { key: knowledgeOnly }), 'catalog:read');
+    assertInsufficientScope(await searchHttp(s.t, SEARCH_PRODUCTS, {}, { key: knowledgeOnly }), 'catalog:read search');
     const narrowed = await searchHttp(s.t, SEARCH_PRODUCTS, {}, { headers: { 'x-scopes': 'knowledge:read' } });
-    assertInsufficientScope(narrowed, 'catalog:read');
+    assertInsufficientScope(narrowed, 'catalog:read search');
     const readOnly = await s.t.keyWith(['catalog:read']);
     assert.equal((await searchHttp(s.t, SEARCH_PRODUCTS, { query: 'lantern' }, { key: readOnly })).status, 200);
     assertError(await searchHttp(s.t, SEARCH_PRODUCTS, { site_id: 'no-such-site' }), 404);
@@ -193,14 +193,14 @@ describe('GET /api/knowledge/products/{id}/related', () => {
     assert.equal((await s.t.request('GET', relatedProductsPath(s.product.shoes.id.toUpperCase()))).status, 200, 'the id is case-insensitive');
   });
 
-  test('404 for an unknown product, 422 for a bad id or paging, 401/403 without a key or catalog:read', async () => {
+  test('404 for an unknown product, 422 for a bad id or paging, 401/403 without a key or catalog:read or search', async () => {
     assertError(await s.t.request('GET', relatedProductsPath(randomUUID())), 404);
     assert422(await s.t.request('GET', relatedProductsPath('nope')), [err(['path', 'product_id'], 'Input should be a valid UUID', 'uuid_parsing')]);
     assert422(await s.t.request('GET', relatedProductsPath(s.product.shoes.id, '?limit=0')), [err(['query', 'limit'], 'Input should be greater than or equal to 1', 'greater_than_equal')]);
     assert422(await s.t.request('GET', relatedProductsPath(s.product.shoes.id, '?limit=101')), [err(['query', 'limit'], 'Input should be less than or equal to 100', 'less_than_equal')]);
     assert422(await s.t.request('GET', relatedProductsPath(s.product.shoes.id, '?offset=1001')), [err(['query', 'offset'], 'Input should be less than or equal to 1000', 'less_than_equal')]);
     assertError(await s.t.request('GET', relatedProductsPath(s.product.shoes.id), { key: undefined }), 401);
-    assertInsufficientScope(await s.t.request('GET', relatedProductsPath(s.product.shoes.id), { key: await s.t.keyWith(['knowledge:read']) }), 'catalog:read');
+    assertInsufficientScope(await s.t.request('GET', relatedProductsPath(s.product.shoes.id), { key: await s.t.keyWith(['knowledge:read']) }), 'catalog:read search');
   });
 
   test('a deleted product is a 404 at once', async () => {

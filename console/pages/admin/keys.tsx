@@ -1,6 +1,7 @@
 // API keys: the live keys (never a secret), a new key (its secret shown this once), revocation. A
 // key made here belongs to the caller and holds only scopes the caller holds (docs/API.md, API
 // keys): the form offers just those; keys for other users are made with `kcs admin key create`.
+// A storefront key (docs/storefront.md) is one with the `search` scope and the origins of the shop's pages.
 import { useState } from 'preact/hooks';
 import { api, get } from '../../api.js';
 import { useSignedIn, type Scope } from '../../context.js';
@@ -9,9 +10,12 @@ import type { ApiKey, ApiKeyCreate, ApiKeyCreated, User } from '../../types.js';
 
 /** Copied from src/schemas/scopes.ts (the console bundles no server code). */
 const SCOPES: readonly Scope[] = [
-  'catalog:read', 'catalog:write', 'knowledge:read', 'knowledge:write', 'admin',
+  'catalog:read', 'catalog:write', 'search', 'knowledge:read', 'knowledge:write', 'admin',
   'visibility:community', 'visibility:internal', 'visibility:restricted',
 ];
+
+/** The origins typed into the form: one per line or comma-separated; the server checks and normalises them. */
+const originsOf = (text: string): string[] => text.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
 
 export function KeysTab() {
   const { whoami } = useSignedIn();
@@ -42,12 +46,13 @@ export function KeysTab() {
       <Loading when={keys.loading} />
       {keys.data ? (
         <table>
-          <thead><tr><th>name</th><th>scopes</th><th>user</th><th>created</th><th>expires</th><th>last used</th><th></th></tr></thead>
+          <thead><tr><th>name</th><th>scopes</th><th>origins</th><th>user</th><th>created</th><th>expires</th><th>last used</th><th></th></tr></thead>
           <tbody>
             {keys.data.map((k) => (
               <tr key={k.id} data-key-id={k.id}>
                 <td>{k.name}{whoami.credential === 'api_key' && whoami.credential_id === k.id ? <span class="badge mine">this session</span> : null}</td>
                 <td class="scopes">{k.scopes.map((s) => <code key={s}>{s}</code>)}</td>
+                <td class="origins">{k.allowed_origins.length > 0 ? k.allowed_origins.map((o) => <code key={o}>{o}</code>) : 'any (server-side)'}</td>
                 <td>{userName(k.user_id)}</td>
                 <td>{formatDate(k.created_at)}</td>
                 <td>{k.expires_at ? formatDate(k.expires_at) : 'never'}</td>
@@ -67,15 +72,19 @@ function NewKeyForm({ users, onCreated }: { users: User[]; onCreated: (key: ApiK
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Scope[]>([]);
   const [expires, setExpires] = useState('');
+  const [origins, setOrigins] = useState('');
   const { busy, error: failure, run } = useSubmit();
   const toggle = (s: Scope, on: boolean) => setScopes((now) => (on ? [...now, s] : now.filter((x) => x !== s)));
 
   const submit = () => run(async () => {
-    const body: ApiKeyCreate = { name: name.trim(), scopes, user_id: whoami.user_id, expires_at: expires ? new Date(expires).toISOString() : null };
+    const body: ApiKeyCreate = {
+      name: name.trim(), scopes, user_id: whoami.user_id, expires_at: expires ? new Date(expires).toISOString() : null, allowed_origins: originsOf(origins),
+    };
     onCreated((await api<ApiKeyCreated>('POST', '/api/knowledge/api-keys', { body })).body);
     setName('');
     setScopes([]);
     setExpires('');
+    setOrigins('');
   });
 
   return (
@@ -104,6 +113,9 @@ function NewKeyForm({ users, onCreated }: { users: User[]; onCreated: (key: ApiK
           </label>
         ))}
       </fieldset>
+      <Field label="Allowed origins" hint="Browser pages that may use the key, e.g. https://shop.example (one per line or comma-separated). Empty: a server-side key. A storefront search key: the search scope and its shop's origins.">
+        <textarea name="allowed_origins" rows={2} placeholder="https://shop.example" value={origins} onInput={(e) => setOrigins(e.currentTarget.value)} />
+      </Field>
       <ErrorBox error={failure} />
       <button type="submit" class="primary" disabled={busy || scopes.length === 0 || !name.trim()}>Create key</button>
     </form>
