@@ -14,6 +14,7 @@ const SUITES = [
   'test/search/api-routes.test.ts',
   'test/search/api-writes.test.ts',
   'test/search/semantic.test.ts',
+  'test/search/relevance.test.ts',
   'test/mcp/mcp.test.ts',
   'test/api/products',
   'test/api/bulk',

@@ -15,7 +15,7 @@ import { VectorRepository } from '../../src/store/vectors.js';
 import { searchModuleAt, SKIP_WITHOUT_QUERY_ENGINE } from '../helpers/queryEngine.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { ServingModels } from '../../src/search/servingModels.js';
-import { collectionOf, dropOtherModelIndexes, TenantIndexes } from '../../src/search/redisQuery/schema.js';
+import { collectionOf, dropOtherModelIndexes, PROJECTION_VERSION, TenantIndexes } from '../../src/search/redisQuery/schema.js';
 import { parseInfoReply } from '../../src/search/redisQuery/replies.js';
 import {
   DIM, MODEL, SEARCH_PRODUCTS, axis, keysOf, openDomain, productSearch, sorted, uniqueSlug, within, writeCatalogue,
@@ -237,7 +237,30 @@ if (!available) {
         const res = await search();
         assert.equal(res.body.engine, 'redis-query-engine');
         assert.deepEqual(sorted(res.body.hits.map((h: { id: string }) => h.id)), [id]);
-        assert.equal(await plain.redis.get(keys.searchProjection(tenant.id)), '1', 'the tenant is marked as projected');
+        assert.equal(await plain.redis.get(keys.searchProjection(tenant.id)), PROJECTION_VERSION, 'the tenant is marked as projected');
+      } finally {
+        plain.close();
+      }
+    });
+
+    test('a tenant projected under an older field layout is projected again, and the old layout\'s indexes go', async () => {
+      const plain = await openDomain(url!);
+      try {
+        const { services } = plain;
+        const tenant = await services.tenants.create(uniqueSlug('layout'), 'Layout');
+        const user = await services.users.create(tenant.id, { email: `admin@${tenant.slug}.test`, name: 'Admin' });
+        const { key } = await services.apiKeys.create(tenant.id, { userId: user.id, name: 'test', scopes: ['catalog:read'] });
+        const site = await services.sites.create(tenant.id, { slug: 'layout', name: 'Layout', language: 'de' });
+        const { id } = await services.products.upsert(tenant.id, { siteId: site.id, input: { title: 'Mumienschlafsack Polar', language: 'de' } as ProductInput, source: 'api' });
+        // As the previous layout left it: the tenant marked at version 1, with an index of that version.
+        const old = keys.searchIndex(tenant.id, 'products:v1:none');
+        await plain.redis.call('FT.CREATE', old, 'ON', 'HASH', 'PREFIX', '1', keys.product(tenant.id, ''), 'SKIPINITIALSCAN', 'SCHEMA', 'f:title', 'AS', 'title', 'TEXT');
+        await plain.redis.set(keys.searchProjection(tenant.id), '1');
+        // "schlafsack" matches only through the compound's tail, which the current layout writes.
+        const search = () => stack.request('POST', SEARCH_PRODUCTS, { tenant: tenant.slug, key, body: { query: 'schlafsack', mode: 'keyword' } });
+        await within(15_000, 'the projection job', async () => (await search()).body.hits?.some((h: { id: string }) => h.id === id) ?? false, 100);
+        await within(5_000, 'the tenant marked as projected', async () => (await plain.redis.get(keys.searchProjection(tenant.id))) === PROJECTION_VERSION, 100);
+        await within(5_000, 'the old layout\'s index dropped', async () => !((await plain.redis.call('FT._LIST')) as string[]).includes(old), 100);
       } finally {
         plain.close();
       }

@@ -71,7 +71,7 @@ export class KeywordSearch {
       return { ids, scores: found.rows.map((r) => r.score ?? 0), full: ids.length, total: found.total, expr };
     };
     if (words.length < 2 || words.length > MAX_PARTIAL_WORDS) return run(every);
-    const [full, covering] = await Promise.all([run(every), this.covering(c, words, unknown, expressions)]);
+    const [full, covering] = await Promise.all([run(every), this.covering(c, words, expressions)]);
     if (covering === null) return full;
     const partial = await run(`${covering} -${every}`);
     const room = Math.max(0, k - full.ids.length);
@@ -86,17 +86,23 @@ export class KeywordSearch {
 
   /**
    * The documents covering more than COVERAGE of the query's weight without every word: the
-   * smallest sets of words that do, OR-ed (null: none does). A word's weight is its idf over the
-   * collection, less for a refining word or a loose match; a word no document holds weighs as the
-   * rarest word the query has.
+   * smallest sets of words that do, OR-ed (null: none does). A word's weight is the idf of its
+   * rarest exact term over the collection (of its whole expression, loosely, when only its typo
+   * variants or completions match), less for a refining word; a word no document holds weighs as
+   * the rarest word the query has. As the built-in engine weighs them (textMatch.ts).
    */
-  private async covering(c: Collection, words: QueryWord[], unknown: boolean[], expressions: string[]): Promise<string | null> {
-    const [documents, ...counts] = await Promise.all([this.ft.count(c, '*'), ...expressions.map((e) => this.ft.count(c, e))]);
+  private async covering(c: Collection, words: QueryWord[], expressions: string[]): Promise<string | null> {
+    const termCounts = (w: QueryWord) => Promise.all(w.terms.map((t) => this.ft.count(c, t)));
+    const [documents, exact, counts] = await Promise.all([
+      this.ft.count(c, '*'),
+      Promise.all(words.map(termCounts)),
+      Promise.all(expressions.map((e) => this.ft.count(c, e))),
+    ]);
     const idf = (df: number) => Math.log(1 + (documents - df + 0.5) / (df + 0.5));
     let rarest = 0;
     const weights = words.map((w, i) => {
-      if (counts[i] === 0) return 0;
-      const weight = idf(counts[i]) * (unknown[i] ? LOOSE_WEIGHT : 1);
+      const known = exact[i].filter((n) => n > 0);
+      const weight = known.length > 0 ? idf(Math.min(...known)) : counts[i] > 0 ? idf(counts[i]) * LOOSE_WEIGHT : 0;
       rarest = Math.max(rarest, weight);
       return weight * (w.minor ? MINOR_WEIGHT : 1);
     });
