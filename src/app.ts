@@ -17,7 +17,7 @@ import { siteRoutes } from './api/sites.js';
 import { systemRoutes } from './api/system.js';
 import { whoamiRoutes } from './api/whoami.js';
 import { consoleRoutes } from './api/console.js';
-import type { Config } from './config.js';
+import type { Config, EmbedderSpec } from './config.js';
 import { DEFAULT_OAUTH_LIFETIMES, type OAuthLifetimes } from './config.js';
 import { ApiKeyService } from './domain/apiKeys.js';
 import { CategoryService } from './domain/categories.js';
@@ -29,7 +29,7 @@ import { OAuthService } from './domain/oauth/service.js';
 import { ProductService, type EmbeddingScheduler } from './domain/products.js';
 import { SearchService } from './domain/search.js';
 import { noSearchRefresh, type SearchRefresh } from './domain/searchRefresh.js';
-import { createEmbedder } from './embed/index.js';
+import { createEmbedder, createQueryModel } from './embed/index.js';
 import { QueryEmbedder } from './embed/queryEmbedder.js';
 import { QueryEmbedders } from './embed/queryEmbedders.js';
 import { createSearchEngine, indexOptionsOf, resolveSearchEngine, searchWrites, type SearchWrites } from './search/index.js';
@@ -211,9 +211,11 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
   const services = createServices(redis, {
     queues, oauthLifetimes: config.oauth, searchRefresh: (tenantId, changed) => engine.refresh(tenantId, changed), search: writes, model: embedder,
   });
+  const queryModel = (spec: EmbedderSpec) => createQueryModel(spec, config.embedding.query);
+  const embedders = embedder ? new QueryEmbedders({ configured: new QueryEmbedder(queryModel(config.embedding)!), registry, spec: config.embedding, build: queryModel }) : null;
   const search = new SearchService({
     engine,
-    embedders: embedder ? new QueryEmbedders({ configured: new QueryEmbedder(embedder), registry, spec: config.embedding }) : null,
+    embedders,
     products: services.products, knowledgeEntries: services.knowledgeEntries, sites: services.sites,
   });
   // The indexes build in the background: /readyz answers 503 with the progress until they are done.
@@ -273,6 +275,7 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
       await server.close(config.shutdownGraceMs);
       await engineStarted;
       await engine.close();
+      await embedders?.close();
       await queues.close();
       confirmations?.close();
       redis.disconnect();

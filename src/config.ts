@@ -86,6 +86,8 @@ export type EmbedderSpec =
 
 export type EmbeddingConfig = EmbedderSpec & {
   batchSize: number;
+  /** Threads a serve process embeds queries on (local and onnx), and their priority (nice). */
+  query: { threads: number; nice: number };
   /** Threads the embed worker runs the model on (local and onnx). */
   threads: number;
   /** Their scheduling priority (nice, 0–19): below serving and importing. */
@@ -156,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     threads: int('KCS_EMBED_THREADS', Math.max(1, availableParallelism()), { min: 1, max: 64 }),
     nice: int('KCS_EMBED_NICE', 19, { min: 0, max: 19 }),
     idle: oneOf('KCS_EMBED_IDLE', 'on', ['on', 'off'] as const) === 'on',
+    query: { threads: int('KCS_QUERY_EMBED_THREADS', 1, { min: 1, max: 16 }), nice: int('KCS_QUERY_EMBED_NICE', 5, { min: 0, max: 19 }) },
   };
   let embedding: EmbeddingConfig = { provider: provider === 'hf' || provider === 'onnx' ? 'none' : provider, ...running };
   if (provider === 'hf') {

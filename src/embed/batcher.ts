@@ -1,6 +1,6 @@
 // Gathers the texts of concurrent jobs into batches: one model call for many products, as many
 // calls at once as the embedder has threads.
-import type { Embedder } from './embedder.js';
+import type { EmbedPurpose, Embedder } from './embedder.js';
 
 interface Waiting {
   texts: string[];
@@ -40,6 +40,8 @@ export class MicroBatcher {
     private readonly embedder: Embedder,
     private readonly maxBatch: number,
     private readonly maxWaitMs = 5,
+    /** Queries: short texts, many to a call, embedded as queries (e5 prefixes them differently). */
+    private readonly callShape = { purpose: 'document' as EmbedPurpose, maxTexts: MAX_CALL_TEXTS },
   ) {}
 
   embed(texts: string[]): Promise<Float32Array[]> {
@@ -86,7 +88,7 @@ export class MicroBatcher {
     this.queued = 0;
     if (batch.length === 0) return;
     const texts = batch.flatMap((w) => w.texts);
-    Promise.all(callsOf(texts).map(([start, end]) => this.call(texts.slice(start, end)))).then(
+    Promise.all(callsOf(texts, this.callShape.maxTexts).map(([start, end]) => this.call(texts.slice(start, end)))).then(
       (parts) => {
         const vectors = parts.flat();
         let offset = 0;
@@ -111,7 +113,7 @@ export class MicroBatcher {
     if (this.closed) throw new BatcherClosedError();
     this.calls++;
     try {
-      return await this.embedder.embed(texts);
+      return await this.embedder.embed(texts, this.callShape.purpose);
     } finally {
       this.calls--;
       this.waitingCalls.shift()?.();
@@ -119,12 +121,12 @@ export class MicroBatcher {
   }
 }
 
-/** [start, end) of each call: at most MAX_CALL_TEXTS texts and MAX_CALL_CHARS characters (one at least). */
-function callsOf(texts: string[]): [number, number][] {
+/** [start, end) of each call: at most `maxTexts` texts and MAX_CALL_CHARS characters (one at least). */
+function callsOf(texts: string[], maxTexts: number): [number, number][] {
   const calls: [number, number][] = [];
   for (let start = 0; start < texts.length; ) {
     let end = start + 1;
-    for (let chars = texts[start].length; end < texts.length && end - start < MAX_CALL_TEXTS && chars + texts[end].length <= MAX_CALL_CHARS; end++) chars += texts[end].length;
+    for (let chars = texts[start].length; end < texts.length && end - start < maxTexts && chars + texts[end].length <= MAX_CALL_CHARS; end++) chars += texts[end].length;
     calls.push([start, end]);
     start = end;
   }

@@ -3,7 +3,7 @@
 // built again here from its record (store/embeddingModels.ts) on first use.
 import type { EmbedderSpec } from '../config.js';
 import type { EmbeddingModelRegistry } from '../store/embeddingModels.js';
-import { buildEmbedder } from './build.js';
+import type { Embedder } from './embedder.js';
 import { QueryEmbedder } from './queryEmbedder.js';
 
 export interface QueryEmbeddersOptions {
@@ -11,6 +11,8 @@ export interface QueryEmbeddersOptions {
   registry: EmbeddingModelRegistry;
   /** The configured spec: a hosted endpoint's token (never recorded) is taken from it. */
   spec: EmbedderSpec;
+  /** Builds the query model of a recorded spec (on threads of its own: embed/index.ts createQueryModel). */
+  build: (spec: EmbedderSpec) => Embedder | null;
 }
 
 /** How long a model that could not be built is not tried again. */
@@ -38,12 +40,18 @@ export class QueryEmbedders {
     return embedder;
   }
 
+  /** Stops every model's threads. */
+  async close(): Promise<void> {
+    const others = await Promise.allSettled([...this.others.values()].map((o) => o.embedder));
+    await Promise.all([this.options.configured.close(), ...others.map((o) => (o.status === 'fulfilled' ? o.value.close() : undefined))]);
+  }
+
   private async build(modelId: string): Promise<QueryEmbedder> {
     const record = await this.options.registry.get(modelId);
     if (!record) throw new Error(`the model ${modelId} is not recorded`);
     const { spec } = this.options;
     const token = spec.provider === 'hf' ? spec.token : undefined;
-    const model = buildEmbedder(record.spec.provider === 'hf' ? { ...record.spec, token } : record.spec);
+    const model = this.options.build(record.spec.provider === 'hf' ? { ...record.spec, token } : record.spec);
     if (!model) throw new Error(`the model ${modelId} embeds nothing`);
     // An onnx directory holds other weights now: its id (with their digest) differs.
     if (model.modelId !== modelId) {
