@@ -16,7 +16,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { embeddingTexts, type ProductInput } from '../src/domain/products.js';
+import type { ProductInput } from '../src/domain/products.js';
+import { embeddingTexts } from '../src/domain/productTexts.js';
 import { scanKeys } from '../src/store/redis.js';
 import { keys } from '../src/store/keys.js';
 import { WORKER_NODE_OPTIONS } from '../workers/index.js';

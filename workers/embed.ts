@@ -3,7 +3,7 @@
 // served from the content-addressed cache where the same text was embedded before.
 import { WaitingError, Worker, type Job } from 'bullmq';
 import type { RedisClient } from '../src/store/redis.js';
-import { productTexts as textsOf } from '../src/domain/products.js';
+import { productTexts as textsOf } from '../src/domain/productTexts.js';
 import { BatcherClosedError, MicroBatcher } from '../src/embed/batcher.js';
 import { Slots } from '../src/embed/slots.js';
 import type { Embedder } from '../src/embed/embedder.js';

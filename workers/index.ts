@@ -7,7 +7,7 @@ import { lowerThisProcess } from '../src/embed/priority.js';
 import type { Logger } from '../src/log.js';
 import { queueConnection } from '../src/queue/connection.js';
 import { IngestQueue } from '../src/queue/ingest.js';
-import { ProductRepository } from '../src/store/products.js';
+import { ProductRepository } from '../src/store/productRepository.js';
 import { ProjectionBackfill } from '../src/store/projectionBackfill.js';
 import { indexOptionsOf, resolveSearchEngine, searchWrites } from '../src/search/index.js';
 import { connectRedis, type RedisAt, type Store } from '../src/store/redis.js';

