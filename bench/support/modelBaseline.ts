@@ -10,7 +10,7 @@ import { embeddingTexts } from '../../src/domain/productTexts.js';
 import { product } from './catalogue.js';
 
 /**
- * Products per second of the embed worker's model work before issue 15: per product its three
+ * Products per second of the plain way to embed a catalogue with the local model: per product three
  * whole texts (description, properties, attributes), batches of 64, one thread (the library's own
  * embed()).
  */
