@@ -106,7 +106,7 @@ export function embedWorker(connection: RedisClient, { embedder, vectors, jobs, 
   // vectors computed before the kill come from the cache.
   const worker = new Worker<EmbedJob>(EMBED_QUEUE, process, { connection, prefix: QUEUE_PREFIX, concurrency: batchSize, ...stallSettings(lockMs, EMBED_ATTEMPTS) });
   // An import goes first: the worker takes no job and starts no model call while one is under way
-  // (the threads' low priority alone still cost an import a sixth of its speed; docs/BENCHMARKS.md).
+  // (the threads' low priority alone still cost an import a sixth of its speed in bench:embedding).
   let yielding = false;
   let busySeen = 0;
   const yieldNow = async (busy: boolean) => {

@@ -23,7 +23,7 @@ import { maintenanceWorker } from './maintenance.js';
  * Node options for a `kcs worker` process: a 32 MiB young generation (twice V8's default). A bulk
  * import makes many short-lived objects per item (parsed input, document, script arguments); with
  * the default, scavenges took ~20% of the worker's time, and this flag saves ~15% of its CPU per
- * item (docs/BENCHMARKS.md). `kcs start` forks its workers with it; bin/kcs sets it for `worker`.
+ * item (bench:ingest). `kcs start` forks its workers with it; bin/kcs sets it for `worker`.
  */
 export const WORKER_NODE_OPTIONS = ['--max-semi-space-size=32'];
 
