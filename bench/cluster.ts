@@ -6,29 +6,19 @@
 //   npm run bench:cluster                        50,000 products per bulk run, 5 s of single upserts
 //   BENCH_PRODUCTS=100000 npm run bench:cluster  a bigger catalogue
 //   BENCH_SECONDS=10 npm run bench:cluster       longer single-upsert runs
-import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { WORKER_NODE_OPTIONS } from '../workers/index.js';
-import { Api, bulkRun, IN_FLIGHT, type BulkResult } from './support/bulkApi.js';
+import { availableParallelism } from 'node:os';
+import { bulkPath, bulkRun, IN_FLIGHT, type BulkResult } from './support/bulkApi.js';
 import { bulkBodies, product } from './support/catalogue.js';
-import { ChildTarget } from './support/child.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
+import { startKcs } from './support/kcs.js';
 import { load, type LoadResult } from './support/load.js';
 import { redisVersion } from './support/proc.js';
-import { benchRedisEnv, openPrivateRedis } from './support/redisServers.js';
+import { startBenchStack } from './support/stack.js';
 
 const SECONDS = positiveInt('BENCH_SECONDS', 5);
 const PRODUCTS = positiveInt('BENCH_PRODUCTS', 50_000);
 const PER_REQUEST = 10_000;
 const CONNECTIONS = 64;
-
-/** Where one column runs: the backend's env for the children plus their settings, and the redis pids. */
-interface Target {
-  name: string;
-  env: Record<string, string>;
-  pids: Record<string, number | undefined>;
-}
 
 interface Figures {
   create: BulkResult;
@@ -47,17 +37,10 @@ async function main(undo: Undo): Promise<number> {
   const bodies = bulkBodies('p', PRODUCTS, PER_REQUEST);
 
   const results: [string, Figures][] = [];
-  const single = await openPrivateRedis(undo, 'cluster-baseline');
-  results.push(['one redis-server (baseline)', await measure(undo, bodies, { name: single.name, env: benchRedisEnv(single.at), pids: single.pids })]);
-  await single.stop();
+  results.push(['one redis-server (baseline)', await measure(undo, bodies, false, {})]);
   for (const replicas of [1, 0]) {
-    const cluster = await openPrivateRedis(undo, 'cluster', { cluster: true });
     const name = replicas ? '3-master cluster, writes confirmed by the replica (default)' : '3-master cluster, KCS_WAIT_REPLICAS=0';
-    try {
-      results.push([name, await measure(undo, bodies, { name, env: { ...benchRedisEnv(cluster.at), KCS_WAIT_REPLICAS: String(replicas) }, pids: cluster.pids })]);
-    } finally {
-      await cluster.stop();
-    }
+    results.push([name, await measure(undo, bodies, true, { KCS_WAIT_REPLICAS: String(replicas) })]);
   }
 
   const [, base] = results[0];
@@ -82,43 +65,34 @@ async function main(undo: Undo): Promise<number> {
   return 0;
 }
 
-/** kcs serve and workers on the backend: bulk create, bulk unchanged, then single upserts. */
-async function measure(undo: Undo, bodies: Buffer[], backend: Target): Promise<Figures> {
-  const dir = mkdtempSync(join(tmpdir(), 'kcs-bench-cluster-data-'));
-  const env = { ...backend.env, BENCH_DATA_DIR: dir, KCS_EMBEDDER: 'none' };
-  const serve = new ChildTarget<{ type: 'ready'; port: number; key: string; siteId: string; tenant: string }>(
-    'kcs serve', new URL('./support/server.ts', import.meta.url), env, 60_000,
-  );
-  const workers = new ChildTarget('kcs workers', new URL('./support/workers.ts', import.meta.url), env, 60_000, WORKER_NODE_OPTIONS);
-  const stop = async () => {
-    await Promise.all([serve.stop(), workers.stop()]);
-    rmSync(dir, { recursive: true, force: true });
-  };
-  undo(stop);
+/** kcs serve and workers on a Redis of their own: bulk create, bulk unchanged, then single upserts; all stopped after. */
+async function measure(undo: Undo, bodies: Buffer[], cluster: boolean, settings: Record<string, string>): Promise<Figures> {
+  const env = { KCS_EMBEDDER: 'none', ...settings };
+  const { redis, serve, api, siteId } = await startBenchStack(undo, cluster ? 'cluster' : 'cluster-baseline', { env, cluster });
+  const workers = await startKcs(undo, 'worker', { redis: redis.at, env });
   try {
-    const { port, key, siteId, tenant } = await serve.ready;
-    await workers.ready;
-    const api = new Api(port, `${tenant}.localhost:${port}`, key);
-    const watched = { serve: serve.proc.pid, workers: workers.proc.pid, ...backend.pids, bench: process.pid };
-    const path = `/api/knowledge/products/bulk?site_id=${siteId}`;
+    const watched = { serve: serve.pid, workers: workers.pid, ...redis.pids, bench: process.pid };
+    const path = bulkPath(siteId);
     const create = await bulkRun(api, path, bodies, watched);
     const unchanged = await bulkRun(api, path, bodies, watched);
     api.close();
     let n = 0;
     const upserts = await load({
-      url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration: SECONDS,
+      url: `http://127.0.0.1:${serve.port}`, connections: CONNECTIONS, duration: SECONDS,
       requests: [{
         method: 'POST', path: `/api/knowledge/products?site_id=${siteId}`,
-        headers: { host: `${tenant}.localhost:${port}`, authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        headers: { host: serve.host, authorization: `Bearer ${serve.key}`, 'content-type': 'application/json' },
         setupRequest: (req) => ({ ...req, body: JSON.stringify(product('s', n++)) }),
       }],
     }, watched);
     console.log(
-      `${backend.name}: bulk create ${fmt(create.rate, 0)} products/s (${fmt(create.seconds, 2)} s), unchanged ${fmt(unchanged.rate, 0)} products/s, ` +
-        `single upserts ${fmt(upserts.rps, 0)} req/s p99 ${fmt(upserts.p99, 2)} ms`,
+      `${redis.name}${settings.KCS_WAIT_REPLICAS === '0' ? ', KCS_WAIT_REPLICAS=0' : ''}: bulk create ${fmt(create.rate, 0)} products/s (${fmt(create.seconds, 2)} s), ` +
+        `unchanged ${fmt(unchanged.rate, 0)} products/s, single upserts ${fmt(upserts.rps, 0)} req/s p99 ${fmt(upserts.p99, 2)} ms`,
     );
     return { create, unchanged, upserts };
   } finally {
-    await stop();
+    // The next Redis runs alone.
+    await Promise.all([serve.stop(), workers.stop()]);
+    await redis.stop();
   }
 }

@@ -7,11 +7,12 @@
 // 3. In Chromium: from navigation to the overview's counts on screen, signed in with a key in
 //    the tab's session storage, 10 times (median); baseline, the server-rendered consent page
 //    (no script) of the console's own OAuth client to its load event, 10 times.
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { launchBrowser, SKIP_WITHOUT_CHROMIUM } from '../test/console/browser.js';
-import { fmt, runBench } from './support/harness.js';
-import { startKcs } from './support/kcsStart.js';
+import { fmt, runBench, timeSequential } from './support/harness.js';
+import { request } from './support/http.js';
+import { startKcs } from './support/kcs.js';
 
 const LOADS = 300;
 const PAGE_LOADS = 10;
@@ -20,40 +21,25 @@ runBench('bench:console', 300_000, async (undo) => {
   const kcs = await startKcs(undo);
   const agent = new Agent({ keepAlive: true });
   undo(() => agent.destroy());
-  // fetch() cannot send a Host of its own (the tenant's), node:http can.
-  const get = (path: string) =>
-    new Promise<{ status: number; body: Buffer }>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: kcs.port, path, agent, headers: { host: kcs.host } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-      });
-      req.on('error', reject);
-      req.end();
-    });
+  const get = (path: string) => request(kcs.port, { path, agent, headers: { host: kcs.host } });
 
   let started = performance.now();
   const first = await get('/console');
-  const html = first.body.toString();
+  const html = first.body;
   if (first.status !== 200) throw new Error(`/console answered ${first.status}`);
   const coldMs = performance.now() - started;
   const assets = [...html.matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)].map((m) => m[1]);
   const sizes = await Promise.all(assets.map(async (path) => {
-    const bytes = (await get(path)).body;
+    const bytes = Buffer.from((await get(path)).body);
     return `${path.split('.').pop()} ${fmt(bytes.length / 1024, 1)} KiB (gzip ${fmt(gzipSync(bytes).length / 1024, 1)} KiB)`;
   }));
   console.log(`1. first GET /console (bundle built): ${fmt(coldMs, 0)} ms; ${sizes.join(', ')}`);
 
-  const timed = async (path: string) => {
-    const ms: number[] = [];
-    for (let i = 0; i < LOADS; i++) {
-      started = performance.now();
+  const timed = (path: string) =>
+    timeSequential(async () => {
       const res = await get(path);
       if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
-      ms.push(performance.now() - started);
-    }
-    return percentiles(ms);
-  };
+    }, LOADS);
   const healthz = await timed('/healthz');
   const page = await timed('/console');
   console.log(`2. GET /console: median ${fmt(page.p50, 2)} ms, p99 ${fmt(page.p99, 2)} ms (baseline GET /healthz: ${fmt(healthz.p50, 2)} / ${fmt(healthz.p99, 2)} ms)`);
@@ -88,12 +74,8 @@ runBench('bench:console', 300_000, async (undo) => {
     consent.push(performance.now() - started);
     await context.close();
   }
-  console.log(`3. Chromium, navigation to the overview's counts: median ${fmt(percentiles(overview).p50, 0)} ms ` +
-    `(baseline, the consent page to its load event: ${fmt(percentiles(consent).p50, 0)} ms)`);
+  const median = (ms: number[]) => [...ms].sort((a, b) => a - b)[ms.length >> 1];
+  console.log(`3. Chromium, navigation to the overview's counts: median ${fmt(median(overview), 0)} ms ` +
+    `(baseline, the consent page to its load event: ${fmt(median(consent), 0)} ms)`);
   return 0;
 });
-
-function percentiles(ms: number[]): { p50: number; p99: number } {
-  const sorted = [...ms].sort((a, b) => a - b);
-  return { p50: sorted[Math.floor(sorted.length / 2)], p99: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] };
-}

@@ -5,40 +5,34 @@
 //
 //   npm run bench:http                      5 s per run after a 1 s warm-up
 //   BENCH_SECONDS=10 npm run bench:http     longer runs
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { connect } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { ChildTarget } from './support/child.js';
-import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
-import { startBenchStack } from './support/stack.js';
-import { formatCpu, load as measure, type LoadResult } from './support/load.js';
+import { fmt, noteOtherLoad, positiveInt, runBench, type Undo } from './support/harness.js';
+import { warmThenLoad, type LoadResult } from './support/load.js';
 import { redisVersion } from './support/proc.js';
+import { startBenchStack } from './support/stack.js';
 
 const SECONDS = positiveInt('BENCH_SECONDS', 5);
 const WARMUP_SECONDS = 1;
 const CONNECTIONS = [1, 64];
 const HOST = '127.0.0.1';
 
-interface Run {
+interface Run extends LoadResult {
   target: 'kcs' | 'bare uWS';
   connections: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-  /** CPU time per wall second (1.0 = one core) by process, where /proc tells. */
-  cpu: Record<string, number>;
 }
 
 // Bounded even if something hangs: startup, every run, and a margin.
 runBench('bench:http', (CONNECTIONS.length * 2 * (SECONDS + WARMUP_SECONDS + 15) + 90) * 1000, main);
 
 async function main(undo: Undo): Promise<number> {
-  const { redis, kcs, ready } = await startBenchStack(undo, 'http');
-  const { port, key, siteId, tenant } = ready;
+  const { redis, serve, siteId } = await startBenchStack(undo, 'http');
+  const { port, key, host } = serve;
 
   const path = `/api/knowledge/sites/${siteId}`;
-  const headers = { host: `${tenant}.localhost:${port}`, authorization: `Bearer ${key}` };
+  const headers = { host, authorization: `Bearer ${key}` };
   // The request bytes autocannon sends (see autocannon/lib/httpRequestBuilder.js): used once
   // per target to capture and compare the responses on the wire.
   const rawRequest = `GET ${path} HTTP/1.1\r\nConnection: keep-alive\r\nhost: ${headers.host}\r\nauthorization: ${headers.authorization}\r\n\r\n`;
@@ -49,15 +43,15 @@ async function main(undo: Undo): Promise<number> {
 
   // uWS writes Date, uWebSockets and Content-Length itself, for kcs and the ceiling alike.
   const automatic = new Set(['date', 'uwebsockets', 'content-length']);
-  const bare = new ChildTarget<{ type: 'ready'; port: number }>('bare uWS', new URL('./support/bare.ts', import.meta.url), {
-    BENCH_RESPONSE: JSON.stringify({
-      status: kcsResponse.status,
-      headers: kcsResponse.headers.filter(([name]) => !automatic.has(name.toLowerCase())),
-      body: kcsResponse.body,
-    }),
+  const response = { status: kcsResponse.status, headers: kcsResponse.headers.filter(([name]) => !automatic.has(name.toLowerCase())), body: kcsResponse.body };
+  const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/support/bare.ts'], {
+    env: { ...process.env, BENCH_RESPONSE: JSON.stringify(response) }, stdio: ['ignore', 'pipe', 'inherit'],
   });
-  undo(() => bare.stop());
-  const barePort = (await bare.ready).port;
+  undo(() => void bare.kill());
+  // Its first line is its port; exiting instead, it failed to start.
+  const started = await Promise.race([once(bare.stdout!, 'data').then(([line]) => String(line)), once(bare, 'exit').then(() => '')]);
+  const barePort = Number(started);
+  if (!barePort) throw new Error('the bare uWS ceiling did not start');
 
   // Same bytes on the wire, apart from the Date and the (per-request) X-Request-Id values.
   const normalise = (raw: string) => raw.replace(/\r\n(Date|X-Request-Id): [^\r]*/gi, '\r\n$1: *');
@@ -66,7 +60,7 @@ async function main(undo: Undo): Promise<number> {
     throw new Error(`the ceiling's response differs from kcs's:\n--- kcs\n${kcsRaw}\n--- bare\n${bareRaw}`);
   }
 
-  const pids: Record<string, number | undefined> = { 'kcs': kcs.proc.pid, 'bare uWS': bare.proc.pid, 'redis-server': redis.pid };
+  const pids: Record<string, number | undefined> = { 'kcs': serve.pid, 'bare uWS': bare.pid, ...redis.pids };
   console.log(
     `bench:http  ${availableParallelism()} cores, Node ${process.version}, ${redisVersion()}, ` +
       `${WARMUP_SECONDS} s warm-up + ${SECONDS} s per run, response ${Buffer.byteLength(kcsRaw)} bytes\n` +
@@ -76,48 +70,21 @@ async function main(undo: Undo): Promise<number> {
   const runs: Run[] = [];
   for (const connections of CONNECTIONS) {
     for (const [target, targetPort] of [['kcs', port], ['bare uWS', barePort]] as const) {
-      const url = `http://${HOST}:${targetPort}${path}`;
-      await load(url, headers, connections, WARMUP_SECONDS, {});
       const watched: Record<string, number | undefined> = { 'load generator': process.pid, [target]: pids[target] };
       if (target === 'kcs') watched['redis-server'] = pids['redis-server'];
-      const run = { target, connections, ...(await load(url, headers, connections, SECONDS, watched)) };
-      runs.push(run);
-      const cpu = formatCpu(run.cpu);
-      console.log(
-        `${target.padEnd(8)} c=${String(connections).padEnd(3)} ${fmt(run.rps, 0).padStart(7)} req/s  ` +
-          `p50 ${fmt(run.p50, 3)} ms  p99 ${fmt(run.p99, 3)} ms  non-2xx ${run.non2xx}  errors ${run.errors}` +
-          (cpu ? `  (CPU ${cpu})` : ''),
-      );
+      const options = { url: `http://${HOST}:${targetPort}${path}`, headers, connections };
+      runs.push({ target, connections, ...(await warmThenLoad(`${target.padEnd(8)} c=${String(connections).padEnd(3)}`, options, WARMUP_SECONDS, SECONDS, watched)) });
     }
   }
 
   console.log(`\n${table(runs)}`);
-  // Every process here shares the machine's cores: other work running meanwhile skews the figures.
-  const busiest = Math.max(...runs.map((r) => r.cpu.other ?? 0));
-  if (busiest > 0.1) {
-    console.log(
-      `\nnote: other processes took up to ${(busiest * 100).toFixed(0)}% of a core (of ${availableParallelism()}) during a run: ` +
-        'these are not the figures of an otherwise idle machine',
-    );
-  }
+  noteOtherLoad(runs.map((r) => r.cpu));
   const failed = runs.filter((r) => r.target === 'kcs' && (r.non2xx > 0 || r.errors > 0));
   if (failed.length > 0) {
     console.error(`\nkcs answered non-2xx or failed requests in ${failed.length} run(s): the figures above are not valid`);
     return 1;
   }
   return 0;
-}
-
-/** One autocannon run against a GET url (see support/load.ts). */
-async function load(
-  url: string,
-  headers: Record<string, string>,
-  connections: number,
-  seconds: number,
-  watched: Record<string, number | undefined>,
-): Promise<Omit<Run, 'target' | 'connections'>> {
-  const { rps, p50, p99, non2xx, errors, cpu }: LoadResult = await measure({ url, headers, connections, duration: seconds }, watched);
-  return { rps, p50, p99, non2xx, errors, cpu };
 }
 
 function table(runs: Run[]): string {

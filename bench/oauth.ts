@@ -6,14 +6,15 @@
 //
 //   npm run bench:oauth                      5 s per run after a 1 s warm-up
 //   BENCH_SECONDS=10 npm run bench:oauth     longer runs
-import { Agent, request as httpRequest } from 'node:http';
-import { availableParallelism } from 'node:os';
 import { createHash, randomBytes } from 'node:crypto';
+import { Agent } from 'node:http';
+import { availableParallelism } from 'node:os';
 import type autocannon from 'autocannon';
-import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
-import { startBenchStack } from './support/stack.js';
-import { formatCpu, load, type LoadResult } from './support/load.js';
+import { fmt, noteOtherLoad, positiveInt, runBench, type Undo } from './support/harness.js';
+import { request } from './support/http.js';
+import { warmThenLoad, type LoadResult } from './support/load.js';
 import { redisVersion } from './support/proc.js';
+import { startBenchStack } from './support/stack.js';
 
 const SECONDS = positiveInt('BENCH_SECONDS', 5);
 const WARMUP_SECONDS = 1;
@@ -29,19 +30,20 @@ interface Row {
 runBench('bench:oauth', (CONNECTIONS.length * 3 * (SECONDS + WARMUP_SECONDS + 15) + 120) * 1000, main);
 
 async function main(undo: Undo): Promise<number> {
-  const { redis, kcs, ready } = await startBenchStack(undo, 'oauth', { KCS_EMBEDDER: 'none' });
-  const { port, key, siteId, tenant } = ready;
-  const host = `${tenant}.localhost:${port}`;
+  // The endpoint itself is measured: its rate limits per caller address are off (every request here comes from 127.0.0.1).
+  const env = { KCS_EMBEDDER: 'none', KCS_OAUTH_RATE_PER_S: '0', KCS_OAUTH_ADDRESS_RATE_PER_S: '0' };
+  const { redis, serve, siteId } = await startBenchStack(undo, 'oauth', { env });
+  const { port, key, host } = serve;
   const agent = new Agent({ keepAlive: true, maxSockets: 16 });
   undo(() => agent.destroy());
   const call = (method: string, path: string, headers: Record<string, string>, body?: string) =>
-    send(agent, port, { host, ...headers }, method, path, body);
+    request(port, { method, path, headers: { host, ...headers }, body, agent });
 
   // A public client (token_endpoint_auth_method none), as MCP clients register.
   const registered = await call('POST', '/oauth/register', { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     JSON.stringify({ client_name: 'bench', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' }));
-  if (registered.status !== 201) throw new Error(`registration answered ${registered.status}: ${registered.text}`);
-  const clientId = (JSON.parse(registered.text) as { client_id: string }).client_id;
+  if (registered.status !== 201) throw new Error(`registration answered ${registered.status}: ${registered.body}`);
+  const clientId = (JSON.parse(registered.body) as { client_id: string }).client_id;
 
   /** One authorization (consent with the all-scopes key) → its token response. */
   const authorize = async (): Promise<{ access_token: string; refresh_token: string }> => {
@@ -51,16 +53,16 @@ async function main(undo: Undo): Promise<number> {
       code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
     });
     const page = await call('GET', `/oauth/authorize?${query}`, {});
-    const field = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(page.text)?.[1] ?? '';
+    const field = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(page.body)?.[1] ?? '';
     const cookie = /^[^;]+/.exec(String(page.headers['set-cookie'] ?? ''))?.[0] ?? '';
     const form = new URLSearchParams({ request_id: field('request_id'), csrf_token: field('csrf_token'), api_key: key, decision: 'approve' });
     const answer = await call('POST', '/oauth/authorize', { 'content-type': 'application/x-www-form-urlencoded', cookie }, form.toString());
     const code = new URL(String(answer.headers.location ?? 'http://x/')).searchParams.get('code');
-    if (answer.status !== 302 || !code) throw new Error(`consent answered ${answer.status}: ${answer.text}`);
+    if (answer.status !== 302 || !code) throw new Error(`consent answered ${answer.status}: ${answer.body}`);
     const tokens = await call('POST', '/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' },
       new URLSearchParams({ grant_type: 'authorization_code', client_id: clientId, redirect_uri: REDIRECT, code, code_verifier: verifier }).toString());
-    if (tokens.status !== 200) throw new Error(`token endpoint answered ${tokens.status}: ${tokens.text}`);
-    return JSON.parse(tokens.text);
+    if (tokens.status !== 200) throw new Error(`token endpoint answered ${tokens.status}: ${tokens.body}`);
+    return JSON.parse(tokens.body);
   };
 
   // Refresh tokens never used before. Each refresh answer puts its new refresh token back, so the
@@ -80,7 +82,7 @@ async function main(undo: Undo): Promise<number> {
   const sitePath = `/api/knowledge/sites/${siteId}`;
   for (const [name, credential] of [['API key', key], ['OAuth token', accessToken]]) {
     const res = await call('GET', sitePath, { authorization: `Bearer ${credential}` });
-    if (res.status !== 200) throw new Error(`${name} on ${sitePath} answered ${res.status}: ${res.text}`);
+    if (res.status !== 200) throw new Error(`${name} on ${sitePath} answered ${res.status}: ${res.body}`);
   }
 
   const refreshRequest: autocannon.Request = {
@@ -109,20 +111,13 @@ async function main(undo: Undo): Promise<number> {
     `bench:oauth  ${availableParallelism()} cores, Node ${process.version}, ${redisVersion()}, ` +
       `${WARMUP_SECONDS} s warm-up + ${SECONDS} s per run\n`,
   );
-  const watched = { 'load generator': process.pid, kcs: kcs.proc.pid, 'redis-server': redis.pid };
+  const watched = { 'load generator': process.pid, kcs: serve.pid, ...redis.pids };
   const rows: Row[] = [];
   for (const connections of CONNECTIONS) {
     for (const target of targets) {
       if (target.options.requests) await topUp(2 * connections + 16);
-      await load({ ...target.options, connections, duration: WARMUP_SECONDS }, {});
-      const result = await load({ ...target.options, connections, duration: SECONDS }, watched);
+      const result = await warmThenLoad(`${target.name.padEnd(52)} c=${String(connections).padEnd(3)}`, { ...target.options, connections }, WARMUP_SECONDS, SECONDS, watched);
       rows.push({ name: target.name, connections, result });
-      const cpu = formatCpu(result.cpu);
-      console.log(
-        `${target.name.padEnd(52)} c=${String(connections).padEnd(3)} ${fmt(result.rps, 0).padStart(6)} req/s  ` +
-          `p50 ${fmt(result.p50, 3)} ms  p99 ${fmt(result.p99, 3)} ms  non-2xx ${result.non2xx}  errors ${result.errors}` +
-          (cpu ? `  (CPU ${cpu})` : ''),
-      );
     }
   }
 
@@ -130,7 +125,7 @@ async function main(undo: Undo): Promise<number> {
   await topUp(1);
   const check = await call('POST', '/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' },
     `grant_type=refresh_token&client_id=${clientId}&refresh_token=${pool[0]}`);
-  if (check.status !== 200) throw new Error(`a pooled refresh token was refused after the runs (${check.status}: ${check.text})`);
+  if (check.status !== 200) throw new Error(`a pooled refresh token was refused after the runs (${check.status}: ${check.body})`);
 
   console.log(`\n${table(rows)}\n\n${grants} grants (one consent each) fed the refresh runs.`);
   for (const connections of CONNECTIONS) {
@@ -141,13 +136,7 @@ async function main(undo: Undo): Promise<number> {
         `p50 ${fmt(byToken.p50 - byKey.p50, 3)} ms, kcs CPU ${fmt(cpuPerRequest(byToken) - cpuPerRequest(byKey), 1)} µs per request`,
     );
   }
-  const busiest = Math.max(...rows.map((r) => r.result.cpu.other ?? 0));
-  if (busiest > 0.1) {
-    console.log(
-      `\nnote: other processes took up to ${(busiest * 100).toFixed(0)}% of a core (of ${availableParallelism()}) during a run: ` +
-        'these are not the figures of an otherwise idle machine',
-    );
-  }
+  noteOtherLoad(rows.map((r) => r.result.cpu));
   const failed = rows.filter((r) => r.result.non2xx > 0 || r.result.errors > 0);
   if (failed.length > 0) {
     console.error(`\nnon-2xx or failed requests in ${failed.length} run(s): the figures above are not valid`);
@@ -163,20 +152,4 @@ function table(rows: Row[]): string {
   const lines = rows.map((r) =>
     `| ${r.name} | ${r.connections} | ${fmt(r.result.rps, 0)} | ${fmt(r.result.p50, 3)} | ${fmt(r.result.p99, 3)} | ${fmt(cpuPerRequest(r.result), 0)} |`);
   return ['| measurement | connections | req/s | p50 ms | p99 ms | kcs CPU µs/req |', '|---|---:|---:|---:|---:|---:|', ...lines].join('\n');
-}
-
-function send(agent: Agent, port: number, headers: Record<string, string>, method: string, path: string, body?: string) {
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }>((resolve, reject) => {
-    const req = httpRequest(
-      { host: '127.0.0.1', port, method, path, agent, headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } },
-      (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
 }

@@ -14,8 +14,6 @@
 //
 //   npm run bench:replica                         100,000 products
 //   BENCH_PRODUCTS=20000 npm run bench:replica    a quick look
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { createServices } from '../src/app.js';
 import type { ProductInput } from '../src/domain/products.js';
 import { createLogger } from '../src/log.js';
@@ -26,6 +24,7 @@ import { ServingModels } from '../src/search/servingModels.js';
 import { keys } from '../src/store/keys.js';
 import type { Store } from '../src/store/redis.js';
 import { product } from './support/catalogue.js';
+import { gc } from './support/gc.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
 import { openPrivateRedis, serverCpuSeconds } from './support/redisServers.js';
 
@@ -34,9 +33,6 @@ const WRITE_BATCH = 1_000;
 /** Products a refresh reads and applies at once: the follower's batch (follower.ts LOAD_BATCH). */
 const APPLY_BATCH = 500;
 const NO_MODEL = { modelId: null, dimension: null };
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 
 runBench('bench:replica', (120 + PRODUCTS * 0.004) * 1000, main);
 

@@ -8,10 +8,10 @@
 //
 //   npm run bench:search-during-import                       100,000 products, 10 s of baseline
 //   BENCH_PRODUCTS=50000 npm run bench:search-during-import   a quick look
-import { Api, bulkRun, IN_FLIGHT } from './support/bulkApi.js';
+import { Api, bulkPath, bulkRun, IN_FLIGHT } from './support/bulkApi.js';
 import { bulkBodies } from './support/catalogue.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
-import { startKcs } from './support/kcsStart.js';
+import { startKcs } from './support/kcs.js';
 import { formatCpu, load, type LoadResult } from './support/load.js';
 import { waitIdle } from './support/proc.js';
 
@@ -28,7 +28,7 @@ async function main(undo: Undo): Promise<number> {
   const kcs = await startKcs(undo);
   const api = new Api(kcs.port, kcs.host, kcs.key);
   undo(() => api.close());
-  const path = await api.benchSiteBulkPath();
+  const path = bulkPath(await api.createSite());
   const searches = WORDS.flatMap((a) => WORDS.map((b) => JSON.stringify({ query: `${a} ${b}`, mode: 'keyword' })));
   // The first search reads the tenant into the serve process's replica: from then on it indexes every write.
   const first = await api.call('POST', '/api/knowledge/search/products', Buffer.from(searches[0]));

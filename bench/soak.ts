@@ -5,14 +5,11 @@
 //
 //   npm run bench:soak                                  180 s, 50 connections
 //   BENCH_SECONDS=60 BENCH_CONNECTIONS=20 npm run bench:soak
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { freePort } from '../src/store/embeddedRedis.js';
+import { Api } from './support/bulkApi.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
+import { startKcs } from './support/kcs.js';
 
 const SECONDS = positiveInt('BENCH_SECONDS', 180);
 const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 50);
@@ -43,45 +40,16 @@ async function memoryOf(port: number): Promise<string> {
 }
 
 async function main(undo: Undo): Promise<number> {
-  const dir = mkdtempSync(join(tmpdir(), 'kcs-soak-'));
-  undo(() => rmSync(dir, { recursive: true, force: true }));
-  const port = await freePort();
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof (after tsx's --import: bench/support/lineProfile.mjs may follow it)
-  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, 'src/cli.ts', 'start'], {
-    env: { ...process.env, PORT: String(port), KCS_DATA_DIR: dir, LOG_LEVEL: 'warn', REDIS_URL: '' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  undo(() => new Promise<void>((done) => {
-    if (child.exitCode !== null) return done();
-    child.once('exit', () => done());
-    child.kill('SIGTERM');
-  }));
-  let stdout = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  const key = await new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const found = /kcs_[\w-]+/.exec(stdout);
-      if (found) clearInterval(timer), resolve(found[0]);
-      if (child.exitCode !== null) clearInterval(timer), reject(new Error('kcs start exited'));
-    }, 100);
-  });
-  const base = `http://127.0.0.1:${port}/api/knowledge`;
-  const headers = { host: `demo.localhost:${port}`, authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  // node:http, since fetch may not set Host.
-  const send = (method: string, path: string, body: string | undefined, type = 'application/json') =>
-    new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = request(base + path, { method, headers: { ...headers, 'content-type': type } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      });
-      req.on('error', reject).end(body);
-    });
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await send(method, path, body === undefined ? undefined : JSON.stringify(body));
-    if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${res.text}`);
-    return JSON.parse(res.text) as unknown;
+  const kcs = await startKcs(undo);
+  const { port } = kcs;
+  const api = new Api(port, kcs.host, kcs.key);
+  undo(() => api.close());
+  const headers = { host: kcs.host, authorization: `Bearer ${kcs.key}`, 'content-type': 'application/json' };
+  const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+    const res = await api.call(method, `/api/knowledge${path}`, body === undefined ? undefined : JSON.stringify(body));
+    if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${res.body}`);
+    return JSON.parse(res.body) as unknown;
   };
-  while ((await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status !== 200) await new Promise((r) => setTimeout(r, 200));
   await call('POST', '/sites', { slug: 'soak', name: 'Soak', language: LANGUAGE });
   const product = (i: number) => ({
     // A fresh model code in every version of a description: the vocabulary churns, as it does when
@@ -90,7 +58,7 @@ async function main(undo: Undo): Promise<number> {
     price_current: (10 + Math.random() * 200).toFixed(2), brand: pick(['Acme', 'Nordic', 'Alpine']),
   });
   const lines = Array.from({ length: PRODUCTS }, (_, i) => JSON.stringify(product(i))).join('\n');
-  const bulk = await send('POST', '/products/bulk?site_id=soak&wait=true', lines, 'application/x-ndjson');
+  const bulk = await api.call('POST', '/api/knowledge/products/bulk?site_id=soak&wait=true', lines, 'application/x-ndjson');
   if (bulk.status >= 300) throw new Error(`bulk → ${bulk.status}`);
 
   const ids: string[] = [];
@@ -100,7 +68,7 @@ async function main(undo: Undo): Promise<number> {
     ids.push(...page.map((p) => p.id));
   }
 
-  const pid = child.pid!;
+  const pid = kcs.pids()['kcs serve'];
   const before = rssMiB(pid);
   console.log(`kcs start (serve pid ${pid}), ${PRODUCTS} products (${LANGUAGE}); ${CONNECTIONS} connections for ${SECONDS} s: ${MIX[0]}% reads, ${MIX[1]}% upserts, ${MIX[2]}% searches`);
   console.log(`serve RSS before load: ${fmt(before, 0)} MiB`);

@@ -3,7 +3,7 @@
 // served from the content-addressed cache where the same text was embedded before.
 import { WaitingError, Worker, type Job } from 'bullmq';
 import type { RedisClient } from '../src/store/redis.js';
-import { productTexts as textsOf } from '../src/domain/products.js';
+import { productTexts as textsOf } from '../src/domain/productTexts.js';
 import { BatcherClosedError, MicroBatcher } from '../src/embed/batcher.js';
 import { Slots } from '../src/embed/slots.js';
 import type { Embedder } from '../src/embed/embedder.js';
@@ -106,7 +106,7 @@ export function embedWorker(connection: RedisClient, { embedder, vectors, jobs, 
   // vectors computed before the kill come from the cache.
   const worker = new Worker<EmbedJob>(EMBED_QUEUE, process, { connection, prefix: QUEUE_PREFIX, concurrency: batchSize, ...stallSettings(lockMs, EMBED_ATTEMPTS) });
   // An import goes first: the worker takes no job and starts no model call while one is under way
-  // (the threads' low priority alone still cost an import a sixth of its speed; docs/BENCHMARKS.md).
+  // (the threads' low priority alone still cost an import a sixth of its speed in bench:embedding).
   let yielding = false;
   let busySeen = 0;
   const yieldNow = async (busy: boolean) => {

@@ -7,7 +7,7 @@ import { lowerThisProcess } from '../src/embed/priority.js';
 import type { Logger } from '../src/log.js';
 import { queueConnection } from '../src/queue/connection.js';
 import { IngestQueue } from '../src/queue/ingest.js';
-import { ProductRepository } from '../src/store/products.js';
+import { ProductRepository } from '../src/store/productRepository.js';
 import { ProjectionBackfill } from '../src/store/projectionBackfill.js';
 import { indexOptionsOf, resolveSearchEngine, searchWrites } from '../src/search/index.js';
 import { connectRedis, type RedisAt, type Store } from '../src/store/redis.js';
@@ -23,7 +23,7 @@ import { maintenanceWorker } from './maintenance.js';
  * Node options for a `kcs worker` process: a 32 MiB young generation (twice V8's default). A bulk
  * import makes many short-lived objects per item (parsed input, document, script arguments); with
  * the default, scavenges took ~20% of the worker's time, and this flag saves ~15% of its CPU per
- * item (docs/BENCHMARKS.md). `kcs start` forks its workers with it; bin/kcs sets it for `worker`.
+ * item (bench:ingest). `kcs start` forks its workers with it; bin/kcs sets it for `worker`.
  */
 export const WORKER_NODE_OPTIONS = ['--max-semi-space-size=32'];
 

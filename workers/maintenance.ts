@@ -4,7 +4,7 @@ import type { Logger } from '../src/log.js';
 import type { RedisClient } from '../src/store/redis.js';
 import { QUEUE_PREFIX, stallSettings } from '../src/queue/connection.js';
 import { MAINTENANCE_ATTEMPTS, MAINTENANCE_QUEUE, type MaintenanceJob } from '../src/queue/maintenance.js';
-import type { ProductRepository } from '../src/store/products.js';
+import type { ProductRepository } from '../src/store/productRepository.js';
 import type { ProjectionBackfill } from '../src/store/projectionBackfill.js';
 import type { EmbedQueue } from '../src/queue/embed.js';
 import type { ReembedRepository } from '../src/store/reembed.js';

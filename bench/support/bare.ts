@@ -1,8 +1,7 @@
-// Benchmark child: the ceiling. A bare uWebSockets.js app whose single handler answers fixed
-// bytes (status, headers and body given by the parent in BENCH_RESPONSE, captured from kcs), so
-// the wire traffic equals kcs's and only kcs's own work is missing. Ready message: { port }.
+// bench:http's ceiling, a process of its own: a bare uWebSockets.js app whose single handler answers
+// fixed bytes (status, headers and body given by the parent in BENCH_RESPONSE, captured from kcs),
+// so the wire traffic equals kcs's and only kcs's own work is missing. Prints its port.
 import uWS from 'uWebSockets.js';
-import { runChild } from './child.js';
 
 interface FixedResponse {
   /** e.g. "200 OK" */
@@ -12,21 +11,15 @@ interface FixedResponse {
   body: string;
 }
 
-runChild(async () => {
-  const fixed = JSON.parse(process.env.BENCH_RESPONSE ?? 'null') as FixedResponse | null;
-  if (!fixed) throw new Error('BENCH_RESPONSE is required');
-
-  const app = uWS.App();
-  app.any('/*', (res) => {
+const fixed = JSON.parse(process.env.BENCH_RESPONSE ?? 'null') as FixedResponse | null;
+if (!fixed) throw new Error('BENCH_RESPONSE is required (this file is started by bench/http.ts)');
+uWS.App()
+  .any('/*', (res) => {
     res.writeStatus(fixed.status);
     for (const [name, value] of fixed.headers) res.writeHeader(name, value);
     res.end(fixed.body);
+  })
+  .listen('127.0.0.1', 0, (socket) => {
+    if (!socket) throw new Error('cannot listen on 127.0.0.1');
+    console.log(uWS.us_socket_local_port(socket as unknown as uWS.us_socket));
   });
-  const port = await new Promise<number>((resolve, reject) => {
-    app.listen('127.0.0.1', 0, (socket) => {
-      if (!socket) return reject(new Error('cannot listen on 127.0.0.1'));
-      resolve(uWS.us_socket_local_port(socket as unknown as uWS.us_socket));
-    });
-  });
-  return { ready: { port }, close: async () => (app as unknown as { close(): void }).close() };
-});

@@ -1,12 +1,14 @@
-// An HTTP client of a kcs server for the ingest benchmarks, and the timed bulk run: every body
-// POSTed (IN_FLIGHT at once), every job awaited.
-import { Agent, request as httpRequest } from 'node:http';
+// An HTTP client of a kcs server for the import benchmarks, and the timed bulk runs: every body
+// POSTed (IN_FLIGHT at once) and every job awaited, or one body awaited until embedded.
+import { Agent } from 'node:http';
 import { product } from './catalogue.js';
+import { request } from './http.js';
 import { cpuMeter } from './proc.js';
 
-const HOST = '127.0.0.1';
 /** Bulk uploads at once. */
 export const IN_FLIGHT = 3;
+
+export const bulkPath = (siteId: string) => `/api/knowledge/products/bulk?site_id=${siteId}`;
 
 export interface JobView {
   id: string;
@@ -69,45 +71,27 @@ export async function bulkRun(api: Api, path: string, bodies: Buffer[], watched:
   };
 }
 
-
 export class Api {
   private uploads = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
   private others = new Agent({ keepAlive: true });
 
   constructor(
-    private readonly port: number,
+    readonly port: number,
     readonly host: string,
-    private readonly key: string,
+    readonly key: string,
   ) {}
 
-  call(method: 'GET' | 'POST', path: string, body?: Buffer, contentType?: string): Promise<{ status: number; body: string }> {
-    return new Promise((resolvePromise, reject) => {
-      const req = httpRequest(
-        {
-          host: HOST, port: this.port, method, path, agent: body ? this.uploads : this.others,
-          headers: {
-            host: this.host, authorization: `Bearer ${this.key}`,
-            ...(body ? { 'content-type': contentType ?? 'application/json', 'content-length': String(body.length) } : {}),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', reject);
-        },
-      );
-      req.setTimeout(120_000, () => req.destroy(new Error(`${method} ${path}: no answer in 120 s`)));
-      req.on('error', reject);
-      req.end(body);
-    });
+  /** A request with the API key; a body is JSON unless `contentType` says otherwise. */
+  call(method: 'GET' | 'POST', path: string, body?: Buffer | string, contentType = 'application/json') {
+    const headers: Record<string, string> = { host: this.host, authorization: `Bearer ${this.key}`, ...(body === undefined ? {} : { 'content-type': contentType }) };
+    return request(this.port, { method, path, headers, body, agent: body === undefined ? this.others : this.uploads });
   }
 
-  /** Creates the benchmarks' site (slug `bench`) and answers the bulk import path of its products. */
-  async benchSiteBulkPath(): Promise<string> {
-    const reply = await this.call('POST', '/api/knowledge/sites', Buffer.from(JSON.stringify({ slug: 'bench', name: 'Bench', language: 'en' })));
+  /** Creates the benchmarks' site (slug `bench`, English): its id. */
+  async createSite(): Promise<string> {
+    const reply = await this.call('POST', '/api/knowledge/sites', JSON.stringify({ slug: 'bench', name: 'Bench', language: 'en' }));
     if (reply.status !== 201) throw new Error(`site: ${reply.status} ${reply.body}`);
-    return `/api/knowledge/products/bulk?site_id=${(JSON.parse(reply.body) as { id: string }).id}`;
+    return (JSON.parse(reply.body) as { id: string }).id;
   }
 
   /** The job once it is completed or failed (GET …?wait=true answers after at most 60 s: asks again). */

@@ -1,6 +1,7 @@
-// The generated product catalogue of the ingest benchmarks: product number i is the same whatever
+// The generated product catalogue of the import benchmarks: product number i is the same whatever
 // the run, with a title word no other product has.
 import { createHash } from 'node:crypto';
+import { Rng } from './rng.js';
 
 const BRANDS = ['Nordkap', 'Alpenglow', 'Velora', 'Brightwater', 'Kestrel', 'Ostara', 'Lumen & Co', 'Tidewell', 'Granite Peak', 'Sorrel'];
 const NOUNS = ['Jacket', 'Backpack', 'Lamp', 'Kettle', 'Headphones', 'Desk Chair', 'Running Shoe', 'Tent', 'Blender', 'Watch', 'Duvet', 'Drill'];
@@ -13,25 +14,14 @@ const PHRASES = [
   'made from durable materials', 'a customer favourite', 'with a low-energy design', 'packed in plastic-free packaging', 'ready to use out of the box',
 ];
 
-/** Deterministic pseudo-random numbers from an integer seed (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The word of product `i`'s title that no other product has. */
 export const titleToken = (i: number) => `${String.fromCharCode(65 + (i % 26))}${i}`;
 
 /** Product number `i` of a catalogue; the same `i` gives the same texts whatever the prefix of its external_id. */
 export function product(prefix: string, i: number): Record<string, unknown> {
-  const r = random(i * 7919 + 17);
-  const pick = <T>(list: readonly T[]) => list[Math.floor(r() * list.length)];
+  const rng = new Rng(i * 7919 + 17);
+  const r = () => rng.next();
+  const pick = <T>(list: readonly T[]) => rng.pick(list);
   const brand = pick(BRANDS);
   const noun = pick(NOUNS);
   const title = `${brand} ${pick(ADJECTIVES)} ${noun} ${titleToken(i)}`;

@@ -2,6 +2,7 @@
 // resolution over the 2xx responses (autocannon's own histogram keeps whole milliseconds), the
 // responses by status, and the CPU each watched process used meanwhile.
 import autocannon from 'autocannon';
+import { fmt } from './harness.js';
 import { cpuMeter } from './proc.js';
 
 export interface LoadResult {
@@ -45,6 +46,15 @@ export async function load(options: autocannon.Options, watched: Record<string, 
 export const formatCpu = (cpu: Record<string, number>) =>
   Object.entries(cpu).map(([name, cores]) => `${name} ${(cores * 100).toFixed(0)}%`).join(', ');
 
-/** Each process's CPU seconds as µs per product over `products`. */
-export const formatCpuPerProduct = (cpu: Record<string, number>, products: number) =>
-  Object.entries(cpu).map(([name, s]) => `${name} ${((s / products) * 1e6).toFixed(1)} µs`).join(', ');
+
+/** The figures of a run on one line. */
+export const describeLoad = (r: LoadResult) =>
+  `${fmt(r.rps, 0).padStart(7)} req/s  p50 ${fmt(r.p50, 3)} ms  p99 ${fmt(r.p99, 3)} ms  non-2xx ${r.non2xx}  errors ${r.errors}  (CPU ${formatCpu(r.cpu)})`;
+
+/** A warm-up run (not counted), then the measured run, printed as `label` and its figures. */
+export async function warmThenLoad(label: string, options: autocannon.Options, warmupSeconds: number, seconds: number, watched: Record<string, number | undefined>): Promise<LoadResult> {
+  await load({ ...options, duration: warmupSeconds }, {});
+  const result = await load({ ...options, duration: seconds }, watched);
+  console.log(`${label} ${describeLoad(result)}`);
+  return result;
+}

@@ -1,7 +1,6 @@
-// The Redis servers of the search benchmarks: a private plain redis-server or a private 6-node
-// Redis Cluster (the built-in engine's), a server given by URL that may hold other data (the Query
-// Engine's: only the benchmark's own tenant is touched there, and dropped at the end), and what
-// each server is.
+// The benchmarks' Redis servers: a private plain redis-server or a private 6-node Redis Cluster, a
+// server given by URL that may hold other data (the Query Engine's: only a benchmark's own tenant
+// is touched there, and dropped at the end), and what each server is.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,13 +8,11 @@ import calculateSlot from 'cluster-key-slot';
 import { Cluster } from 'ioredis';
 import { startEmbeddedRedis } from '../../src/store/embeddedRedis.js';
 import { keys } from '../../src/store/keys.js';
-import { connectRedis, redisEnv, type RedisAt, type RedisClient, type Store } from '../../src/store/redis.js';
+import { connectRedis, type RedisAt, type RedisClient, type Store } from '../../src/store/redis.js';
 import { startRedisCluster } from '../../test/helpers/redisCluster.js';
 import type { Undo } from './harness.js';
 
 export interface PrivateRedis {
-  /** A temporary directory: KCS_DATA_DIR of the kcs processes on this Redis (a plain server's files are there too). */
-  dir: string;
   /** Where it is: the plain server's URL, or the cluster's nodes. */
   at: RedisAt;
   store: Store;
@@ -34,13 +31,11 @@ export const CLUSTER = process.env.BENCH_CLUSTER === '1';
 
 /**
  * A private Redis from the redis-server on PATH, with a connection, all undone at the end: a plain
- * server in a temporary directory, or with `cluster` a 6-node Redis Cluster (3 masters, one replica
+ * server without persistence, or with `cluster` a 6-node Redis Cluster (3 masters, one replica
  * each; test/helpers/redisCluster.ts).
  */
 export async function openPrivateRedis(undo: Undo, name: string, { cluster = false } = {}): Promise<PrivateRedis> {
-  const dir = mkdtempSync(join(tmpdir(), `kcs-bench-${name}-`));
-  undo(() => rmSync(dir, { recursive: true, force: true }));
-  let parts: Omit<PrivateRedis, 'dir' | 'store'>;
+  let parts: Omit<PrivateRedis, 'store'>;
   if (cluster) {
     const nodes = await startRedisCluster();
     undo(() => nodes.stop());
@@ -52,6 +47,8 @@ export async function openPrivateRedis(undo: Undo, name: string, { cluster = fal
       stop: () => nodes.stop(),
     };
   } else {
+    const dir = mkdtempSync(join(tmpdir(), `kcs-bench-${name}-`));
+    undo(() => rmSync(dir, { recursive: true, force: true }));
     const redis = await startEmbeddedRedis(dir, { persist: false });
     undo(() => redis.stop());
     parts = { at: redis.url, pidOf: async () => redis.pid, pids: { 'redis-server': redis.pid }, name: 'one redis-server', stop: () => redis.stop() };
@@ -62,23 +59,12 @@ export async function openPrivateRedis(undo: Undo, name: string, { cluster = fal
   undo(() => void store.disconnect());
   return {
     ...parts,
-    dir,
     store,
     stop: async () => {
       store.disconnect();
       await parts.stop();
     },
   };
-}
-
-/**
- * The environment that points a benchmark child at the Redis: BENCH_REDIS_URL or
- * BENCH_REDIS_CLUSTER_NODES, the other one empty (unset for the child): children inherit the
- * parent's environment, where BENCH_REDIS_URL may be the Query Engine's server.
- */
-export function benchRedisEnv(at: RedisAt): Record<string, string> {
-  const { REDIS_URL = '', REDIS_CLUSTER_NODES = '' } = redisEnv(at);
-  return { BENCH_REDIS_URL: REDIS_URL, BENCH_REDIS_CLUSTER_NODES: REDIS_CLUSTER_NODES };
 }
 
 /** Removes a tenant from a shared server: its search indexes with their documents, its other keys, its slug. The keys removed. */
@@ -112,37 +98,25 @@ async function infoSum(store: Store, section: string, fields: string[]): Promise
 }
 
 /** used_memory of the server; of a cluster, summed over its masters (their replicas hold copies). */
-export async function usedMemory(store: Store): Promise<number> {
-  return infoSum(store, 'memory', ['used_memory']);
-}
+export const usedMemory = (store: Store) => infoSum(store, 'memory', ['used_memory']);
 
-/** The server's own CPU seconds (user + system, INFO cpu; a cluster's masters summed): right for a server on another machine too. */
-export async function serverCpuSeconds(store: Store): Promise<number> {
-  return infoSum(store, 'cpu', ['used_cpu_user', 'used_cpu_sys']);
-}
+/** The server's own CPU seconds (INFO cpu; a cluster's masters summed): right for a server on another machine too. */
+export const serverCpuSeconds = (store: Store) => infoSum(store, 'cpu', ['used_cpu_user', 'used_cpu_sys']);
 
 /** "Redis 7.4.1" or "Redis Cluster, 3 masters, redis-server 7.0.15", with its search module when loaded ("…, RediSearch 2.10.32"). */
 export async function describeServer(store: Store): Promise<string> {
   const nodes = masters(store);
   const version = infoField(await nodes[0].info('server'), 'redis_version') ?? '?';
-  const modules = (await nodes[0].call('MODULE', 'LIST')) as unknown[][];
-  const search = modules.map((m) => new Map(pairs(m))).find((m) => m.get('name') === 'search');
-  // The module's version is one number: 21032 is 2.10.32.
-  const ver = Number(search?.get('ver'));
+  // MODULE LIST: per module a flat list of name/value pairs; the version is one number, 21032 for 2.10.32.
+  const search = ((await nodes[0].call('MODULE', 'LIST')) as unknown[][]).find((m) => m[m.indexOf('name') + 1] === 'search');
+  const ver = Number(search?.[search.indexOf('ver') + 1]);
   const module = search ? `, RediSearch ${Math.floor(ver / 10000)}.${Math.floor(ver / 100) % 100}.${ver % 100}` : '';
   return `${store instanceof Cluster ? `Redis Cluster, ${nodes.length} masters, redis-server ${version}` : `Redis ${version}`}${module}`;
 }
 
 /** The process id of a server on this machine (undefined elsewhere: its /proc is not ours to read). */
 export async function localPid(store: Store, url: string): Promise<number | undefined> {
-  const host = new URL(url).hostname;
-  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host)) return undefined;
+  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(new URL(url).hostname)) return undefined;
   const pid = Number(infoField(await store.info('server'), 'process_id'));
   return pid > 0 ? pid : undefined;
-}
-
-function pairs(flat: unknown[]): [string, unknown][] {
-  const out: [string, unknown][] = [];
-  for (let i = 0; i + 1 < flat.length; i += 2) out.push([String(flat[i]), flat[i + 1]]);
-  return out;
 }

@@ -1,6 +1,5 @@
 // The settings of the search benchmark (bench/search.ts), shared by its parts: the sizes from the
 // environment and the fixed shape of the generated catalogue.
-import { resolve } from 'node:path';
 import { positiveInt } from './harness.js';
 
 export const PRODUCTS = positiveInt('BENCH_PRODUCTS', 100_000);
@@ -10,9 +9,6 @@ export const SECONDS = positiveInt('BENCH_SECONDS', 5);
 export const WARMUP_SECONDS = 1;
 /** A Redis server with the search module: the redis-query-engine column runs there (none: builtin only). */
 export const MODULE_REDIS_URL = process.env.BENCH_REDIS_URL || null;
-/** The built-in engine's column on a private 6-node Redis Cluster (3 masters, one replica each) instead of a plain redis-server. */
-export { CLUSTER } from './redisServers.js';
-export const CPU_PROF = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : null;
 
 export const SITES = 100;
 export const DIM = 512;

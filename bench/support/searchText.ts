@@ -1,11 +1,32 @@
 // Generated text for the search benchmarks: made-up words, German and English product texts (the
 // Catalogue), and storefront-like queries with typos and prefixes. Deterministic for a seed.
-import { Rng, Zipf } from './searchData.js';
+import type { ProductInput } from '../../src/domain/products.js';
+import type { Rng } from './rng.js';
 
 // ---- words -----------------------------------------------------------------------------------
 
+/** Picks list items with zipf weights (rank r has weight 1/r^s): a few frequent, a long tail. */
+export type Zipf<T> = (rng: Rng) => T;
+
+export function zipf<T>(items: readonly T[], s = 1): Zipf<T> {
+  const cumulative = new Float64Array(items.length);
+  let sum = 0;
+  for (let r = 0; r < items.length; r++) cumulative[r] = sum += 1 / Math.pow(r + 1, s);
+  return (rng) => {
+    const u = rng.next() * sum;
+    let lo = 0;
+    let hi = cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid] < u) lo = mid + 1;
+      else hi = mid;
+    }
+    return items[lo];
+  };
+}
+
 /** Pronounceable made-up words: a catalogue's long tail (model names, rare terms). */
-export function pseudoWords(rng: Rng, count: number, syllables: readonly string[]): string[] {
+function pseudoWords(rng: Rng, count: number, syllables: readonly string[]): string[] {
   const out = new Set<string>();
   while (out.size < count) {
     const n = 2 + rng.int(3);
@@ -16,8 +37,8 @@ export function pseudoWords(rng: Rng, count: number, syllables: readonly string[
   return [...out];
 }
 
-export const SYLLABLES_EN = ['ka', 'lo', 'ri', 'ven', 'tor', 'mi', 'sa', 'dex', 'quin', 'bel', 'ar', 'on', 'ly', 'tra', 'po', 'nix', 'ser', 'ga', 'lum', 'fi', 'cor', 'da', 'wen', 'ex', 'zu'];
-export const SYLLABLES_DE = ['ber', 'gen', 'lich', 'stein', 'wald', 'hof', 'ke', 'rau', 'sch', 'mü', 'ta', 'ler', 'brü', 'ck', 'ei', 'ne', 'zu', 'fel', 'dorf', 'hei', 'ß', 'ma', 'ö', 'tz', 'un'];
+const SYLLABLES_EN = ['ka', 'lo', 'ri', 'ven', 'tor', 'mi', 'sa', 'dex', 'quin', 'bel', 'ar', 'on', 'ly', 'tra', 'po', 'nix', 'ser', 'ga', 'lum', 'fi', 'cor', 'da', 'wen', 'ex', 'zu'];
+const SYLLABLES_DE = ['ber', 'gen', 'lich', 'stein', 'wald', 'hof', 'ke', 'rau', 'sch', 'mü', 'ta', 'ler', 'brü', 'ck', 'ei', 'ne', 'zu', 'fel', 'dorf', 'hei', 'ß', 'ma', 'ö', 'tz', 'un'];
 
 // ---- products --------------------------------------------------------------------------------
 
@@ -90,18 +111,12 @@ const FILLER_DE = (
 const AVAILABILITY: [string, number][] = [['InStock', 0.7], ['OutOfStock', 0.15], ['PreOrder', 0.08], ['LimitedAvailability', 0.07]];
 
 export interface GeneratedProduct {
-  /** The input given to ProductService.upsertMany (a ProductInput). */
-  input: {
-    external_id: string; title: string; description: string; short_description: string | null; sku: string; gtin: string;
-    brand: string; category: string; attributes: Record<string, string>; properties: Record<string, string>;
-    price_current: string; price_msrp: string | null; currency: string; availability: string; language: string;
-    search_keywords: string[]; similarity_text: string | null; sync_hash: string;
-  };
+  /** What ProductService.upsertMany is given. */
+  input: ProductInput & { description: string };
   site: number;
   cluster: number;
   brand: number;
   price: number;
-  inStock: boolean;
 }
 
 export interface CatalogueOptions {
@@ -125,9 +140,9 @@ export class Catalogue {
   private readonly brandZipf: Zipf<number>;
   private readonly fillers: Record<'en' | 'de', Zipf<string>>;
   private readonly tails: Record<'en' | 'de', string[]>;
-  private readonly adjectives = new Zipf(ADJECTIVES.map((_, i) => i), 0.8);
-  private readonly materials = new Zipf(MATERIALS.map((_, i) => i), 0.8);
-  private readonly colours = new Zipf(COLOURS.map((_, i) => i), 0.9);
+  private readonly adjectives = zipf(ADJECTIVES.map((_, i) => i), 0.8);
+  private readonly materials = zipf(MATERIALS.map((_, i) => i), 0.8);
+  private readonly colours = zipf(COLOURS.map((_, i) => i), 0.9);
 
   constructor(
     private readonly rng: Rng,
@@ -135,9 +150,9 @@ export class Catalogue {
   ) {
     // 80 brands: the stems and stem + suffix variants, zipf-distributed over the products.
     this.brands = [...BRAND_STEMS, ...BRAND_STEMS.map((b, i) => `${b} ${['Pro', 'Outdoor', 'Home', 'Sport'][i % 4]}`)];
-    this.brandZipf = new Zipf(this.brands.map((_, i) => i), 0.9);
+    this.brandZipf = zipf(this.brands.map((_, i) => i), 0.9);
     this.tails = { en: pseudoWords(rng, 6000, SYLLABLES_EN), de: pseudoWords(rng, 6000, SYLLABLES_DE) };
-    this.fillers = { en: new Zipf([...FILLER_EN, ...this.tails.en], 1.05), de: new Zipf([...FILLER_DE, ...this.tails.de], 1.05) };
+    this.fillers = { en: zipf([...FILLER_EN, ...this.tails.en], 1.05), de: zipf([...FILLER_DE, ...this.tails.de], 1.05) };
   }
 
   vocabulary(): Vocabulary {
@@ -157,10 +172,10 @@ export class Catalogue {
     const clustersPerCategory = Math.max(1, Math.floor(this.options.clusters / CATEGORIES.length));
     const category = rng.int(CATEGORIES.length);
     const cluster = Math.min(this.options.clusters - 1, category * clustersPerCategory + rng.int(clustersPerCategory));
-    const brand = this.brandZipf.pick(rng);
-    const adjective = ADJECTIVES[this.adjectives.pick(rng)][l];
-    const material = MATERIALS[this.materials.pick(rng)][l];
-    const colour = COLOURS[this.colours.pick(rng)][l];
+    const brand = this.brandZipf(rng);
+    const adjective = ADJECTIVES[this.adjectives(rng)][l];
+    const material = MATERIALS[this.materials(rng)][l];
+    const colour = COLOURS[this.colours(rng)][l];
     const noun = NOUNS[category][l];
     const model = this.tails[lang][rng.int(this.tails[lang].length)];
     const cap = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
@@ -172,7 +187,7 @@ export class Catalogue {
     const filler = this.fillers[lang];
     for (let w = 0; w < length; w++) {
       const r = rng.next();
-      words.push(r < 0.06 ? noun : r < 0.09 ? material : r < 0.11 ? adjective : r < 0.12 ? colour : filler.pick(rng));
+      words.push(r < 0.06 ? noun : r < 0.09 ? material : r < 0.11 ? adjective : r < 0.12 ? colour : filler(rng));
     }
     const description = cap(words.join(' ')) + '.';
     const price = Math.round(Math.exp(1.6 + rng.next() * 4.6) * 100) / 100; // ~5 to ~500, log-uniform
@@ -185,7 +200,7 @@ export class Catalogue {
         break;
       }
     }
-    const keywords = rng.chance(0.3) ? Array.from({ length: 1 + rng.int(3) }, () => filler.pick(rng)) : [];
+    const keywords = rng.chance(0.3) ? Array.from({ length: 1 + rng.int(3) }, () => filler(rng)) : [];
     const site = i % this.options.sites;
     const anchor = rng.chance(this.options.anchors) ? `${CATEGORIES[category][l]} ${adjective} ${material}` : null;
     const input: GeneratedProduct['input'] = {
@@ -208,14 +223,14 @@ export class Catalogue {
       similarity_text: anchor,
       sync_hash: `h${i}`,
     };
-    return { input, site, cluster, brand, price, inStock: availability === 'InStock' || availability === 'LimitedAvailability' };
+    return { input, site, cluster, brand, price };
   }
 }
 
 // ---- queries ---------------------------------------------------------------------------------
 
 /** One letter changed, dropped, doubled or swapped with the next (a typo), away from the first letter. */
-export function typo(rng: Rng, word: string): string {
+function typo(rng: Rng, word: string): string {
   const chars = [...word];
   if (chars.length < 3) return word;
   const at = 1 + rng.int(chars.length - 1);
@@ -253,7 +268,7 @@ export function storefrontQuery(rng: Rng, sourceWords: string[], head: Zipf<stri
   const r = rng.next();
   const count = r < 0.35 ? 1 : r < 0.75 ? 2 : 3;
   const words: string[] = [];
-  for (let i = 0; i < count; i++) words.push(rng.chance(0.25) || sourceWords.length === 0 ? head.pick(rng) : rng.pick(sourceWords));
+  for (let i = 0; i < count; i++) words.push(rng.chance(0.25) || sourceWords.length === 0 ? head(rng) : rng.pick(sourceWords));
   if (rng.chance(typoShare)) {
     const long = words.map((w, i) => [w, i] as const).filter(([w]) => w.length >= 5);
     if (long.length > 0) {

@@ -1,31 +1,25 @@
-// What the HTTP benchmarks start first: a temporary directory, a private redis-server without
-// persistence, and `kcs serve` (bench/support/server.ts) in a child process with tenant, key and site.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startEmbeddedRedis, type EmbeddedRedis } from '../../src/store/embeddedRedis.js';
-import { ChildTarget } from './child.js';
+// What most benchmarks start first: a private Redis, `kcs serve` on it (which creates the demo
+// tenant and shows its key), an API client, and the benchmarks' site.
+import { keys } from '../../src/store/keys.js';
+import { Api } from './bulkApi.js';
 import type { Undo } from './harness.js';
-
-export type ServerReady = { type: 'ready'; port: number; key: string; siteId: string; tenant: string };
+import { startKcs, type Kcs } from './kcs.js';
+import { openPrivateRedis, type PrivateRedis } from './redisServers.js';
 
 export interface BenchStack {
-  redis: EmbeddedRedis;
-  kcs: ChildTarget<ServerReady>;
-  ready: ServerReady;
+  redis: PrivateRedis;
+  serve: Kcs;
+  api: Api;
+  tenantId: string;
+  siteId: string;
 }
 
-/** Starts the stack; every part registers its undo. `env` goes to the kcs child. */
-export async function startBenchStack(undo: Undo, name: string, env: Record<string, string> = {}): Promise<BenchStack> {
-  const dir = mkdtempSync(join(tmpdir(), `kcs-bench-${name}-`));
-  undo(() => rmSync(dir, { recursive: true, force: true }));
-  const redis = await startEmbeddedRedis(dir, { persist: false });
-  undo(() => redis.stop());
-  const kcs = new ChildTarget<ServerReady>('kcs server', new URL('./server.ts', import.meta.url), {
-    BENCH_REDIS_URL: redis.url,
-    BENCH_DATA_DIR: dir,
-    ...env,
-  });
-  undo(() => kcs.stop());
-  return { redis, kcs, ready: await kcs.ready };
+/** `env`: kcs settings of the serve process (KCS_EMBEDDER, …); `cluster`: a private 6-node Redis Cluster. */
+export async function startBenchStack(undo: Undo, name: string, { env = {}, cluster = false } = {}): Promise<BenchStack> {
+  const redis = await openPrivateRedis(undo, name, { cluster });
+  const serve = await startKcs(undo, 'serve', { redis: redis.at, env, key: true });
+  const api = new Api(serve.port, serve.host, serve.key);
+  undo(() => api.close());
+  const tenantId = (await redis.store.hget(keys.tenantSlugs, 'demo'))!;
+  return { redis, serve, api, tenantId, siteId: await api.createSite() };
 }

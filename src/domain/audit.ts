@@ -1,5 +1,6 @@
 // Reading the tenant's audit log (each write appends its event atomically, see store/audit.ts).
-import type { AuditEntityType, AuditRepository } from '../store/audit.js';
+import type { AuditEntityType } from '../store/audit.js';
+import type { AuditRepository } from '../store/auditLog.js';
 
 const orNull = (value: string | undefined) => (value ? value : null);
 

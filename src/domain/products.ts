@@ -1,20 +1,19 @@
 // Products: upsert by external_id with delta sync (spec §4.1, DESIGN §4), reads, deletes.
-import { hash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type { Static } from '@sinclair/typebox';
-import type { Product, ProductCreate } from '../schemas/products.js';
-import type {
-  ItemSettlement, JobItem, ProductFilter, ProductRecord, ProductRepository, ProductTexts, ProductTextSources, ProductWrite, Settled, StoredProduct,
-} from '../store/products.js';
-import { canonicalDecimal } from '../schemas/decimalString.js';
-import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
-import { ConflictError, NotFoundError } from './errors.js';
-import { noSearchRefresh, type SearchRefresh } from './searchRefresh.js';
-import type { Page } from '../store/docs.js';
 import type { EmbeddingStatus } from '../schemas/common.js';
+import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
+import type { Page } from '../store/docs.js';
+import type { ProductRepository } from '../store/productRepository.js';
+import type {
+  ItemSettlement, JobItem, ProductFilter, ProductRecord, ProductTextSources, ProductWrite, Settled, StoredProduct,
+} from '../store/products.js';
+import { ConflictError, NotFoundError } from './errors.js';
+import { buildDoc, toView, VOLATILE, type ProductInput, type ProductView } from './productDocs.js';
+import { embeddingTexts, textSources, textsHash } from './productTexts.js';
+import { noSearchRefresh, type SearchRefresh } from './searchRefresh.js';
 
-export type ProductInput = Static<typeof ProductCreate>;
-export type ProductView = Static<typeof Product>;
+export type { ProductInput, ProductView } from './productDocs.js';
 export type UpsertResult = 'created' | 'updated' | 'unchanged';
 
 /** Hands products whose texts changed to the embedding workers. */
@@ -24,83 +23,9 @@ export interface EmbeddingScheduler {
   schedule(tenantId: string, items: { productId: string; textHash: string }[]): Promise<void>;
 }
 
-/** Fields a matching sync_hash still updates: they change without the source data's hash changing. */
-const VOLATILE = [
-  'price_current', 'price_msrp', 'price_special', 'price_on_request', 'currency', 'availability',
-  'rating_average', 'rating_count', 'image_url', 'additional_images', 'product_url',
-] as const;
-
 /** Rounds before giving up on a product other writers keep changing; each lost round backs off a little. */
 const MAX_ATTEMPTS = 200;
 const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(attempt, 20)));
-const decimal = (value: string | number | null | undefined) => (value === null || value === undefined ? null : canonicalDecimal(value));
-
-/**
- * The embedding texts an input gives explicitly; the others are generated from the product. Only
- * the texts of the vectors search ranks by are embedded: embedding_text_properties and
- * embedding_text_attributes are stored with the product but embed nothing (docs/API.md).
- */
-export function textSources(input: ProductInput): ProductTextSources {
-  const sources: ProductTextSources = {};
-  if (input.embedding_text_description != null) sources.description = input.embedding_text_description;
-  if (input.similarity_text?.trim()) sources.anchor = input.similarity_text;
-  return sources;
-}
-
-/** The texts a product is embedded from: each given one as it is, else title + description. */
-export function productTexts(doc: Pick<StoredProduct, 'title' | 'description'>, sources: ProductTextSources): ProductTexts {
-  return {
-    description: sources.description ?? [doc.title, doc.description].filter(Boolean).join('\n'),
-    anchor: sources.anchor ?? null,
-  };
-}
-
-export const embeddingTexts = (input: ProductInput, sources = textSources(input)): ProductTexts =>
-  productTexts({ title: input.title, description: input.description ?? null }, sources);
-
-export const textsHash = (texts: ProductTexts, language: string): string =>
-  hash('sha256', JSON.stringify([language, texts.description, texts.anchor]), 'hex');
-
-/** The stored product an input describes (identity and timestamps come from `base`). */
-function buildDoc(input: ProductInput, base: Pick<StoredProduct, 'id' | 'tenant_id' | 'site_id' | 'translation_group_id' | 'created_at' | 'updated_at'>, source: string): StoredProduct {
-  return {
-    id: base.id,
-    tenant_id: base.tenant_id,
-    site_id: base.site_id,
-    // An empty external_id is no upsert key: stored (and answered) as null.
-    external_id: input.external_id || null,
-    title: input.title,
-    description: input.description ?? null,
-    short_description: input.short_description ?? null,
-    sku: input.sku ?? null,
-    gtin: input.gtin ?? null,
-    brand: input.brand ?? null,
-    category: input.category ?? null,
-    attributes: input.attributes ?? {},
-    properties: input.properties ?? {},
-    price_current: decimal(input.price_current),
-    price_msrp: decimal(input.price_msrp),
-    price_special: decimal(input.price_special),
-    price_on_request: input.price_on_request ?? false,
-    currency: input.currency ?? 'EUR',
-    image_url: input.image_url ?? null,
-    product_url: input.product_url ?? null,
-    availability: input.availability ?? null,
-    additional_images: input.additional_images ?? [],
-    rating_average: decimal(input.rating_average),
-    rating_count: input.rating_count ?? 0,
-    language: input.language,
-    translation_group_id: base.translation_group_id,
-    is_variant: input.is_variant ?? false,
-    is_parent: input.is_parent ?? false,
-    search_keywords: input.search_keywords ?? [],
-    has_similarity_anchor: Boolean(input.similarity_text?.trim()),
-    source,
-    sync_hash: input.sync_hash ?? null,
-    created_at: base.created_at,
-    updated_at: base.updated_at,
-  };
-}
 
 /** One upsert: the input with where it goes. */
 export interface UpsertRequest {
@@ -386,14 +311,4 @@ export class ProductService {
     lookups.forEach(({ k }, j) => (out[k] = groups[j] ?? randomUUID()));
     return out;
   }
-}
-
-function toView(record: ProductRecord, parentId: string | null): ProductView {
-  const doc = record.doc;
-  return {
-    ...doc,
-    parent_product_id: parentId === doc.id ? null : parentId,
-    last_synced_at: record.synced,
-    embedding_status: record.embeddingStatus,
-  };
 }

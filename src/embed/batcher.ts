@@ -12,8 +12,8 @@ interface Waiting {
  * Bounds of one model call: about 0.15 s of the local model on one core, so that a hold for an
  * import (or a stopping worker) waits that long at most, and a batch spreads over every thread.
  * The local model embeds as many texts a second in calls of 4 as in calls of 16 (~0.6 s each),
- * and so does an ONNX transformer of multilingual-e5-small's shape (docs/BENCHMARKS.md,
- * "Nineteenth session" and "Twentieth session"): a larger call only keeps the cores longer.
+ * and so does an ONNX transformer of multilingual-e5-small's shape: a larger call only keeps the
+ * cores longer.
  */
 const MAX_CALL_CHARS = 1500;
 const MAX_CALL_TEXTS = 4;

@@ -52,8 +52,8 @@ export interface EmbeddedRedisOptions {
  * The server's allocator (jemalloc: Debian's shared one reads MALLOC_CONF, the one Redis bundles as
  * `je_` reads JE_MALLOC_CONF) backs its heap with transparent huge pages: on a VM each TLB miss walks
  * two page tables, and a create touches ~25 entries of large hash tables and sorted sets. Measured:
- * a third less of redis-server's CPU for an import's writes (docs/BENCHMARKS.md, "Fifteenth
- * session"); an append-only rewrite's fork copies no more (the kernel splits a huge page on write).
+ * a third less of redis-server's CPU for an import's writes (bench:ingest); an append-only
+ * rewrite's fork copies no more (the kernel splits a huge page on write).
  * The kernel grants them where it is set to `madvise` or `always`. A setting of the user's own
  * (either variable) is passed on as it is.
  */
@@ -82,12 +82,12 @@ export async function startEmbeddedRedis(dataDir: string, options: EmbeddedRedis
     '--appendonly', persist ? 'yes' : 'no', '--appendfsync', 'everysec', '--save', '',
     // The first compaction of the append-only file waits until it holds 512 MB (Redis: 64 MB): a
     // rewrite forks and writes the whole dataset, a core's work for seconds, and on one machine
-    // it took a fifth of the CPU a 100,000-product import had (docs/BENCHMARKS.md). Later ones
+    // it took a fifth of the CPU a 100,000-product import had (bench:ingest). Later ones
     // still come each time the file doubles.
     '--auto-aof-rewrite-min-size', '512mb',
     // A document's hash (its JSON, a few fields, its vectors) stays one compact listpack instead
     // of a hash table from the first value over 64 bytes (Redis's default): less memory and CPU
-    // for every write of an import (docs/BENCHMARKS.md, "Fifteenth session").
+    // for every write of an import.
     '--hash-max-listpack-value', '8192',
     '--pidfile', join(dir, 'redis.pid'), '--logfile', join(dir, 'redis.log'), '--daemonize', 'no',
   ];

@@ -1,7 +1,8 @@
 // Bulk ingest jobs: a status hash, the accepted items (a list of chunks, removed when done),
 // per-item results (first write wins, so retries never double-count; a byte per item,
 // lua/lib/jobResults.lua) and counters.
-import { appendAudit, type AuditActor } from './audit.js';
+import type { AuditActor } from './audit.js';
+import { appendAudit } from './auditLog.js';
 import { keys } from './keys.js';
 import type { Store } from './redis.js';
 import type { JOB_STATUSES } from '../schemas/products.js';

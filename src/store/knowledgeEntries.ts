@@ -6,7 +6,6 @@ import type { EmbeddingStatus } from '../schemas/common.js';
 import type { Entry } from '../schemas/knowledgeEntries.js';
 import { auditArgs, auditKeys, type AuditActor } from './audit.js';
 import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
-import type { DocumentProjection } from './projection.js';
 import { embeddingStatusOf } from './docs.js';
 import { readHashes, scanKeys, type Store } from './redis.js';
 import { deleteEntryCall, pageEntriesCall, writeEntryCall } from './scriptCalls.js';
@@ -14,6 +13,11 @@ import { WriteResult } from './scripts.js';
 
 /** An entry's stored fields: the response less what is kept beside the document (version, embedding). */
 export type StoredEntry = Omit<Static<typeof Entry>, 'version' | 'embedding_model' | 'embedding_status'>;
+
+/** What an entry write needs of the search projection (store/projection.ts): the fields written with the document. */
+export interface EntryProjection {
+  entry(doc: StoredEntry): string[];
+}
 
 export interface EntryRecord {
   doc: StoredEntry;
@@ -106,7 +110,7 @@ export class EntryRepository {
   constructor(
     private readonly redis: Store,
     /** Search fields written with each entry (the Redis Query Engine's); null: none. */
-    private readonly projection: DocumentProjection | null = null,
+    private readonly projection: EntryProjection | null = null,
   ) {}
 
   async get(tenantId: string, id: string): Promise<EntryRecord | null> {

@@ -2,7 +2,8 @@
 // tokens are stored only under the SHA-256 of their value, each with its Redis TTL; every key
 // carries the tenant's hash tag, so the multi-key scripts stay atomic in one Cluster slot.
 import type { ClientRecord, GrantRecord, PendingAuthorization, TokenRecord } from '../schemas/oauthRecords.js';
-import { appendAudit, deleteAudited, type AuditActor } from './audit.js';
+import type { AuditActor } from './audit.js';
+import { appendAudit, deleteAudited } from './auditLog.js';
 import { listDocs, readDoc } from './docs.js';
 import { keys } from './keys.js';
 import type { Store } from './redis.js';

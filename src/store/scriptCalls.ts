@@ -57,8 +57,7 @@ export interface WriteProductsCall {
 }
 
 // The rows of the calls below are appended with push, not flatMap: V8's flatMap (and flat) copy
-// through a generic path, ~100 ns an element, microseconds a product (docs/BENCHMARKS.md). They
-// travel as one argument (store/packedRows.ts).
+// through a generic path, ~100 ns an element. They travel as one argument (store/packedRows.ts).
 export function writeProductsCall(c: WriteProductsCall): ScriptCall {
   const values: PackedValue[] = [];
   const docs: string[] = [];

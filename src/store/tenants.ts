@@ -1,5 +1,6 @@
 import type { ApiKeyRecord, Tenant, User } from '../schemas/records.js';
-import { appendAudit, auditArgs, auditKeys, deleteAudited, type AuditActor } from './audit.js';
+import { auditArgs, auditKeys, type AuditActor } from './audit.js';
+import { appendAudit, deleteAudited } from './auditLog.js';
 import { listDocs, readDoc, type Page } from './docs.js';
 import { keys } from './keys.js';
 import type { Store } from './redis.js';

@@ -1,4 +1,4 @@
-// The shared validator's whole-value scan (issue 13): depth, lone surrogates, reserved keys and
+// The shared validator's whole-value scan: depth, lone surrogates, reserved keys and
 // non-finite numbers, without recursion, whatever the schema says about the value.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// Property-based fuzz of the whole HTTP surface (issue 13): hostile bodies, queries, headers and
+// Property-based fuzz of the whole HTTP surface: hostile bodies, queries, headers and
 // paths, mutated from a valid template per route, against a real kcs and redis-server. Every
 // answer must be a non-5xx in the documented shape, no scoped route may succeed for a caller
 // without its credential or scope, /readyz stays 200, and another tenant's data stays as it was.

@@ -1,5 +1,5 @@
 // A minimal protobuf writer, enough for the ONNX ModelProto of the tests' tiny model
-// (onnxModel.ts) and the benchmark's transformer-shaped one (bench/support/transformerModel.ts).
+// (onnxModel.ts).
 // Field numbers are those of onnx.proto3. Parts are Buffers, so a weight tensor of tens of
 // megabytes is copied, not spread into arrays of numbers.
 

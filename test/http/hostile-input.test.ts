@@ -1,4 +1,4 @@
-// Hostile input over real HTTP (issue 13): lone surrogates, numbers beyond what the store holds,
+// Hostile input over real HTTP: lone surrogates, numbers beyond what the store holds,
 // deep nesting, stream-id cursors, malformed Host headers and prototype keys are each a 4xx with
 // the documented body, never a 500, and the service answers /readyz afterwards.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Search over real HTTP (issue 5, DESIGN §6) with embedding off: the four routes' answers and
+// Search over real HTTP (DESIGN §6) with embedding off: the four routes' answers and
 // errors, scopes, the tenant variant strategy, and the knowledge read rules with X-Scopes narrowing.
 // Writes and tenant isolation: api-writes.test.ts.
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 // The embedded redis-server's memory settings: its allocator on transparent huge pages (a third less
-// of its CPU for an import's writes, docs/BENCHMARKS.md), a user's own allocator setting passed on
+// of its CPU for an import's writes), a user's own allocator setting passed on
 // unchanged, and a document's hash kept as one listpack.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,12 +1,13 @@
 // One client connection at the gate (gate.ts): reads each request head strictly, forwards one
-// request at a time to the app on this connection's own upstream connection, relays the responses
-// in request order (pipelining, RFC 9112 §9.3.2), and answers malformed input itself, then closes.
+// request at a time to the app on this connection's own upstream connection (upstream.ts), which
+// relays the responses in request order (pipelining, RFC 9112 §9.3.2), and answers malformed input
+// itself, then closes.
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import { ChunkedBody } from './chunkedBody.js';
-import { isHeadError, MAX_HEAD_BYTES, parseRequestHead, type RequestHead } from './requestHead.js';
-import { readResponseHead, type ResponseFraming } from './responseHead.js';
+import { isHeadError, MAX_HEAD_BYTES, parseRequestHead } from './requestHead.js';
+import { Upstream, type Exchange } from './upstream.js';
 
 /** What the gate must know of a request's route before the app sees it. */
 export type GateRoute =
@@ -23,7 +24,6 @@ const LINGER_MS = 10_000;
 const LINGER_BYTES = 64 * 1024 * 1024;
 /** Bytes of pipelined requests held while a response is pending; beyond them reading pauses. */
 const MAX_PENDING_BYTES = 1024 * 1024;
-const MAX_RESPONSE_HEAD_BYTES = 64 * 1024;
 
 const CRLF2 = Buffer.from('\r\n\r\n');
 const EMPTY = Buffer.alloc(0);
@@ -40,16 +40,6 @@ export interface GateConnectionOptions {
   onClosed: (connection: GateConnection) => void;
 }
 
-interface Exchange {
-  head: RequestHead;
-  bodyLimit: number;
-  closeAfter: boolean;
-  response: ResponseFraming | null;
-  /** Body bytes of the response still to relay; -1 until the upstream closes. */
-  responseRemaining: number;
-  responseDone: boolean;
-}
-
 export class GateConnection {
   private phase: Phase = 'head';
   private inbox: Buffer = EMPTY;
@@ -58,14 +48,11 @@ export class GateConnection {
   private lingered = 0;
   private bodyRemaining = 0;
   private chunked: ChunkedBody | null = null;
-  private upstream: net.Socket | null = null;
-  private upstreamHead: Buffer = EMPTY;
+  private readonly upstream: Upstream;
   private exchange: Exchange | null = null;
   private shuttingDown = false;
   /** The method of the request being read or answered: an error answer to HEAD has no body. */
   private method = '';
-  private clientDrainPending = false;
-  private upstreamDrainPending = false;
   private readonly client: net.Socket;
   private readonly remoteAddress: string;
 
@@ -78,6 +65,12 @@ export class GateConnection {
     this.client.on('error', () => undefined); // 'close' follows
     this.client.on('close', () => this.onClientClose());
     this.deadline = Date.now() + HEAD_TIMEOUT_MS;
+    this.upstream = new Upstream(options.upstreamPort, this.client, {
+      current: () => this.exchange,
+      responseDone: (exchange) => this.responseDone(exchange),
+      closed: () => this.onUpstreamClose(),
+      clientOpen: () => this.phase !== 'closed',
+    });
   }
 
   /** Graceful close: an idle connection closes now, a busy one after its current response. */
@@ -126,7 +119,7 @@ export class GateConnection {
         case 'body': {
           const take = Math.min(this.bodyRemaining, this.inbox.length);
           if (take === 0) return;
-          this.sendUpstream(take === this.inbox.length ? this.inbox : this.inbox.subarray(0, take));
+          this.upstream.send(take === this.inbox.length ? this.inbox : this.inbox.subarray(0, take));
           this.inbox = take === this.inbox.length ? EMPTY : this.inbox.subarray(take);
           this.bodyRemaining -= take;
           if (this.bodyRemaining === 0) this.requestSent();
@@ -141,8 +134,8 @@ export class GateConnection {
           if (progress.kind === 'too_large') return this.reject(413, this.tooLargeDetail());
           this.inbox = progress.rest;
           this.chunked = null;
-          this.sendUpstream(`${this.exchange!.head.forwarded}\r\ncontent-length: ${progress.body.length}\r\n\r\n`);
-          this.sendUpstream(progress.body);
+          this.upstream.send(`${this.exchange!.head.forwarded}\r\ncontent-length: ${progress.body.length}\r\n\r\n`);
+          this.upstream.send(progress.body);
           this.requestSent();
           break;
         }
@@ -206,13 +199,13 @@ export class GateConnection {
     const length = head.contentLength === undefined ? '' : `\r\ncontent-length: ${head.contentLength}`;
     const forwarded = `${head.forwarded}${length}\r\n\r\n`;
     if (!hasBody) {
-      this.sendUpstream(forwarded);
+      this.upstream.send(forwarded);
       this.requestSent();
       return true;
     }
     // Head and the body bytes already here go out in one write.
     const take = Math.min(head.contentLength!, this.inbox.length);
-    this.sendUpstream(take === 0 ? forwarded : Buffer.concat([Buffer.from(forwarded, 'latin1'), this.inbox.subarray(0, take)]));
+    this.upstream.send(take === 0 ? forwarded : Buffer.concat([Buffer.from(forwarded, 'latin1'), this.inbox.subarray(0, take)]));
     this.inbox = this.inbox.subarray(take);
     this.bodyRemaining = head.contentLength! - take;
     this.phase = 'body';
@@ -231,92 +224,10 @@ export class GateConnection {
     if (this.exchange!.responseDone) this.nextRequest();
   }
 
-  /** Strings are heads: latin1, so header bytes pass through unchanged. */
-  private sendUpstream(data: Buffer | string): void {
-    if (!this.upstream) this.upstream = this.connectUpstream();
-    if (this.upstream.write(data, 'latin1') || this.upstreamDrainPending) return;
-    // Backpressure: stop reading the client until the app has taken the body so far.
-    this.upstreamDrainPending = true;
-    this.client.pause();
-    this.upstream.once('drain', () => {
-      this.upstreamDrainPending = false;
-      if (this.phase !== 'closed') this.client.resume();
-    });
-  }
-
-  private connectUpstream(): net.Socket {
-    const upstream = net.connect(this.options.upstreamPort, '127.0.0.1');
-    this.upstreamDrainPending = false;
-    upstream.setNoDelay(true);
-    upstream.on('data', (chunk: Buffer) => this.onUpstreamData(upstream, chunk));
-    upstream.on('error', () => undefined); // 'close' follows
-    upstream.on('close', () => this.onUpstreamClose(upstream));
-    return upstream;
-  }
-
-  private onUpstreamData(upstream: net.Socket, chunk: Buffer): void {
-    const exchange = this.exchange;
-    if (upstream !== this.upstream || !exchange || exchange.responseDone) return void upstream.destroy();
-    let body = chunk;
-    if (!exchange.response) {
-      const buffered = this.upstreamHead.length === 0 ? chunk : Buffer.concat([this.upstreamHead, chunk]);
-      const end = buffered.indexOf(CRLF2);
-      if (end < 0) {
-        this.upstreamHead = buffered;
-        if (buffered.length > MAX_RESPONSE_HEAD_BYTES) this.client.destroy();
-        return;
-      }
-      this.upstreamHead = EMPTY;
-      const framing = readResponseHead(buffered.toString('latin1', 0, end), exchange.head.method);
-      exchange.response = framing;
-      exchange.responseRemaining = framing.bodyLength;
-      if (framing.bodyLength < 0 || framing.close) exchange.closeAfter = true;
-      body = this.writeResponseHead(buffered, end, exchange);
-    }
-    if (body.length > 0 && exchange.responseRemaining !== 0) {
-      const take = exchange.responseRemaining < 0 ? body.length : Math.min(body.length, exchange.responseRemaining);
-      this.writeClient(take === body.length ? body : body.subarray(0, take), upstream);
-      if (exchange.responseRemaining > 0) exchange.responseRemaining -= take;
-    }
-    if (exchange.responseRemaining === 0) this.responseDone(exchange);
-  }
-
-  /**
-   * Relays the response head, adding the connection semantics this client gets from the gate;
-   * returns the body bytes of `buffered` still to relay.
-   */
-  private writeResponseHead(buffered: Buffer, end: number, exchange: Exchange): Buffer {
-    const framing = exchange.response!;
-    const rest = buffered.subarray(end + 4);
-    let connection = '';
-    if (exchange.closeAfter && !framing.close) connection = '\r\nConnection: close';
-    else if (!exchange.closeAfter && exchange.head.http10) connection = '\r\nConnection: keep-alive';
-    if (connection === '' && (framing.bodyLength < 0 || rest.length <= framing.bodyLength)) {
-      // The common case: head and body in one read, relayed as they are.
-      this.writeClient(buffered, this.upstream!);
-      if (framing.bodyLength > 0) exchange.responseRemaining -= rest.length;
-      return EMPTY;
-    }
-    this.writeClient(Buffer.concat([buffered.subarray(0, end), Buffer.from(`${connection}\r\n\r\n`, 'latin1')]), this.upstream!);
-    return rest;
-  }
-
-  /** Writes to the client; while its buffer is full the upstream is not read. */
-  private writeClient(data: Buffer, upstream: net.Socket): void {
-    if (this.client.write(data) || this.clientDrainPending) return;
-    this.clientDrainPending = true;
-    upstream.pause();
-    this.client.once('drain', () => {
-      this.clientDrainPending = false;
-      upstream.resume();
-    });
-  }
-
   private responseDone(exchange: Exchange): void {
     exchange.responseDone = true;
     if (exchange.response?.close) {
-      this.upstream?.destroy();
-      this.upstream = null;
+      this.upstream.drop();
       // The rest of this request's body must never reach a new upstream connection as a request.
       if (this.phase !== 'sent') return this.closeQuietly();
     }
@@ -336,10 +247,8 @@ export class GateConnection {
     this.pump();
   }
 
-  private onUpstreamClose(upstream: net.Socket): void {
-    if (upstream !== this.upstream) return;
-    this.upstream = null;
-    this.upstreamHead = EMPTY;
+  /** The app closed this connection's upstream connection. */
+  private onUpstreamClose(): void {
     const exchange = this.exchange;
     // While a chunked body is read nothing of it was forwarded yet: the next write reconnects.
     if (!exchange || this.phase === 'chunked') return;
@@ -380,8 +289,7 @@ export class GateConnection {
     this.inbox = EMPTY;
     this.chunked = null;
     this.deadline = Date.now() + LINGER_MS;
-    this.upstream?.destroy();
-    this.upstream = null;
+    this.upstream.drop();
     this.client.resume();
     this.client.end();
   }
@@ -389,8 +297,7 @@ export class GateConnection {
   private onClientClose(): void {
     this.phase = 'closed';
     this.deadline = 0;
-    this.upstream?.destroy();
-    this.upstream = null;
+    this.upstream.drop();
     this.options.onClosed(this);
   }
 }

@@ -1,6 +1,6 @@
 // The gate (gate.ts) on a thread of its own: relaying bytes costs about as much CPU per request as
 // the app's pipeline, and on its own event loop it runs on a second core instead of taking turns
-// with the app (docs/BENCHMARKS.md, HTTP). A thread that dies is started again on the same port.
+// with the app (bench:http). A thread that dies is started again on the same port.
 import { Worker } from 'node:worker_threads';
 import type { RouteLimit } from './routes.js';
 

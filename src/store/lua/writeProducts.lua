@@ -22,8 +22,8 @@
 --   +16 n, the number of search projection fields, then n field/value pairs (store/projection.ts;
 --   an empty value removes the field); then each row's doc (its JSON), an argument of its own.
 --   The docs are not in the array: each Lua string made is hashed over all its bytes (Redis's Lua),
---   and a doc there was hashed twice, in the array's argument and as the value unpacked from it,
---   ~5% of redis-server's instructions a create (docs/BENCHMARKS.md).
+--   and a doc there would be hashed twice, in the array's argument and as the value unpacked from
+--   it (~5% of redis-server's instructions a create).
 -- Returns one string, two comma-separated values per product: 1, new rev (written); -1, owner id
 -- (external_id taken by another product); -2, '' (changed meanwhile, or exists on create); -3,
 -- group (translation group differs). One string, as settleItems-6 answers (ids are UUIDs).
@@ -39,7 +39,7 @@ if auditAt > 0 then rowsAt = 9 + 2 * tonumber(ARGV[8]) end
 local A = cmsgpack.unpack(ARGV[rowsAt])
 
 -- The hot loops below keep their own counters instead of `#t + 1` and call no helper per product:
--- in Redis's Lua every table length, call and concatenation is interpreted (docs/BENCHMARKS.md).
+-- in Redis's Lua every table length, call and concatenation is interpreted.
 -- The rows' positions in A, their product keys and numbers of projection pairs, and every
 -- field of a shared hash that some row reads, and the rows' job item indexes.
 local rows, rowKeys, pairCounts, nRows = {}, {}, {}, 0

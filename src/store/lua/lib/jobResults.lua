@@ -1,8 +1,8 @@
 -- A bulk job's item results (`--- @include "lib/jobResults"`): one string, a byte per item index
 -- of the request, 0 (or past its end) while the item has none. A call reads its items' bytes with
 -- one GETRANGE and writes one SETRANGE per run of consecutive indexes. As a hash (a field per
--- item) a 10,000-item job's results took 677 KB instead of 10 KB, and redis-server ~5,000 more
--- instructions per item written (docs/BENCHMARKS.md).
+-- item) a 10,000-item job's results would take 677 KB instead of 10 KB, and redis-server more work
+-- per item written.
 -- The byte of each result; store/jobs.ts writes the same ones.
 local RESULT_CODES = { created = 'c', updated = 'u', unchanged = 'n', failed = 'f' }
 

@@ -1,83 +1,9 @@
-// Generated data for the search benchmarks (bench/search.ts, bench/search-candidates.ts,
-// bench/search-writes.ts): a seeded random source, zipf-skewed choice, clustered unit vectors with
-// brute-force nearest neighbours and recall, and timing summaries. Deterministic for a seed. The
-// product texts and storefront queries drawn from them are in searchText.ts.
+// Synthetic embedding vectors for the search benchmarks: unit vectors clustered around random
+// centres, queries near a product or between topics, and the exact nearest neighbours by brute
+// force that recall is measured against. Deterministic for a seed.
+import type { Rng } from './rng.js';
 
-/** A seeded PRNG (mulberry32): the same seed gives the same data in every process. */
-export class Rng {
-  private state: number;
-  private spare: number | null = null;
-
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  /** Uniform in [0, 1). */
-  next(): number {
-    let t = (this.state = (this.state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-
-  pick<T>(list: readonly T[]): T {
-    return list[this.int(list.length)];
-  }
-
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-
-  /** Standard normal (Box-Muller, both values used). */
-  gauss(): number {
-    if (this.spare !== null) {
-      const s = this.spare;
-      this.spare = null;
-      return s;
-    }
-    let u = 0;
-    while (u === 0) u = this.next();
-    const r = Math.sqrt(-2 * Math.log(u));
-    const theta = 2 * Math.PI * this.next();
-    this.spare = r * Math.sin(theta);
-    return r * Math.cos(theta);
-  }
-}
-
-/** Picks list items with zipf weights (rank r has weight 1/r^s): a few frequent, a long tail. */
-export class Zipf<T> {
-  private readonly cumulative: Float64Array;
-
-  constructor(
-    readonly items: readonly T[],
-    s = 1,
-  ) {
-    this.cumulative = new Float64Array(items.length);
-    let sum = 0;
-    for (let r = 0; r < items.length; r++) this.cumulative[r] = sum += 1 / Math.pow(r + 1, s);
-    for (let r = 0; r < items.length; r++) this.cumulative[r] /= sum;
-  }
-
-  pick(rng: Rng): T {
-    const u = rng.next();
-    let lo = 0;
-    let hi = this.cumulative.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.cumulative[mid] < u) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.items[lo];
-  }
-}
-
-// ---- vectors ---------------------------------------------------------------------------------
-
-export function normalizeInPlace(v: Float32Array, offset = 0, dim = v.length): void {
+function normalizeInPlace(v: Float32Array, offset = 0, dim = v.length): void {
   let norm = 0;
   for (let j = 0; j < dim; j++) norm += v[offset + j] * v[offset + j];
   norm = Math.sqrt(norm) || 1;
@@ -166,36 +92,4 @@ export function recall(found: ArrayLike<number | string>, truth: ArrayLike<numbe
   let hit = 0;
   for (let i = 0; i < truth.length; i++) if (set.has(truth[i])) hit++;
   return hit / truth.length;
-}
-
-// ---- timing ----------------------------------------------------------------------------------
-
-/** Nearest-rank percentile of ascending-sorted values. */
-export function percentile(sorted: ArrayLike<number>, q: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-}
-
-export interface Timing {
-  count: number;
-  p50: number;
-  p99: number;
-  max: number;
-  mean: number;
-  /** Operations per second, run one after another. */
-  rate: number;
-}
-
-/** Summary of per-operation times (ms) measured one after another over `wallMs`. */
-export function summarize(times: number[], wallMs: number): Timing {
-  const sorted = Float64Array.from(times).sort();
-  const sum = times.reduce((a, b) => a + b, 0);
-  return {
-    count: times.length,
-    p50: percentile(sorted, 0.5),
-    p99: percentile(sorted, 0.99),
-    max: sorted[sorted.length - 1] ?? NaN,
-    mean: times.length ? sum / times.length : NaN,
-    rate: times.length / (wallMs / 1000),
-  };
 }
