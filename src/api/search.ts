@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { SearchService } from '../domain/search.js';
 import { seesWholeProducts, storefrontAnswer } from '../domain/storefront.js';
+import { JsonText, jsonWithTexts } from '../http/jsonText.js';
 import { defineRoute, json, type Route } from '../http/route.js';
 import { EntryIdParams } from '../schemas/knowledgeEntries.js';
 import { ProductIdParams } from '../schemas/products.js';
@@ -22,19 +23,24 @@ export function searchRoutes(search: SearchService): Route[] {
   return [
     defineRoute({
       method: 'POST', path: '/api/knowledge/search/products', readOnly: true, tags, summary: 'Search products (hybrid, keyword or semantic)',
-      description: 'Keyword: BM25 over title, search_keywords, brand, category, short_description and description with German and ' +
-        'English stemming, umlaut folding, typo tolerance (1 edit from 5 letters, 2 from 9) and prefix matching of the last word; ' +
-        'a query equal to a sku or gtin puts that product first. All words must match; when no product matches them all, any word ' +
-        'does. Semantic: cosine over the description vectors, only for languages the embedding model serves. Hybrid (default): ' +
-        'reciprocal rank fusion of both; when semantic cannot run the search falls back to keyword and semantic_fallback says why. ' +
-        'The tenant variant_strategy applies. site_id takes a UUID or slug (unknown → 404).' + STOREFRONT_NOTE,
+      description: 'Keyword: BM25 over the title\'s focus, the rest of the title, search_keywords, brand, category, ' +
+        'short_description and description with German and English stemming, German compounds split, umlaut folding, typo ' +
+        'tolerance (1 edit from 5 letters, 2 from 9) and prefix matching of the last word; a query equal to a sku or gtin puts ' +
+        'that product first. Products matching every word come first, then those matching words that carry most of the query. ' +
+        'Semantic: cosine over the description vectors above a similarity floor (min_similarity), only for languages the ' +
+        'embedding model serves. Hybrid (default): the keyword matches, then the semantic candidates keyword did not find. The ' +
+        'query\'s language is language, else the site\'s, else the tenant default; when semantic cannot run the search falls ' +
+        'back to keyword and semantic_fallback says why. The tenant variant_strategy applies. site_id takes a UUID or slug ' +
+        '(unknown → 404).' + STOREFRONT_NOTE,
       auth: storefront,
       cors: 'key',
       body: ProductSearchRequest,
       responses: { 200: { description: 'Hits with their products, facets and total', schema: storefrontResult } },
       handler: async ({ tenant, principal, body }) => {
-        const answer = await search.searchProducts(tenant, body);
-        return json(200, seesWholeProducts(principal.scopes) ? answer : storefrontAnswer(answer));
+        if (!seesWholeProducts(principal.scopes)) return json(200, storefrontAnswer(await search.searchProducts(tenant, body)));
+        // Whole products are answered as stored, unparsed (http/jsonText.ts).
+        const answer = await search.searchProductTexts(tenant, body);
+        return jsonWithTexts(200, { ...answer, hits: answer.hits.map(({ productJson, ...hit }) => ({ ...hit, product: new JsonText(productJson) })) });
       },
     }),
     defineRoute({

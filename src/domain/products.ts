@@ -9,7 +9,7 @@ import type {
   ItemSettlement, JobItem, ProductFilter, ProductRecord, ProductTextSources, ProductWrite, Settled, StoredProduct,
 } from '../store/products.js';
 import { ConflictError, NotFoundError } from './errors.js';
-import { buildDoc, toView, VOLATILE, type ProductInput, type ProductView } from './productDocs.js';
+import { buildDoc, toView, viewText, VOLATILE, type ProductInput, type ProductView } from './productDocs.js';
 import { embeddingTexts, textSources, textsHash } from './productTexts.js';
 import { noSearchRefresh, type SearchRefresh } from './searchRefresh.js';
 
@@ -94,7 +94,7 @@ function oneRequestPerProduct(prepared: PreparedRequest[], pending: number[]): {
 /** What the product rules need of a store: store/products.ts ProductRepository (Redis), or an in-memory one in tests. */
 export type ProductStore = Pick<
   ProductRepository,
-  'idByExternalId' | 'idsByExternalIds' | 'translationGroupsOf' | 'get' | 'getMany' | 'parentIds' | 'writeMany' | 'touchMany' | 'settleMany' | 'delete' | 'page'
+  'idByExternalId' | 'idsByExternalIds' | 'translationGroupsOf' | 'get' | 'getMany' | 'getTexts' | 'parentIds' | 'writeMany' | 'touchMany' | 'settleMany' | 'delete' | 'page'
 >;
 
 export class ProductService {
@@ -262,6 +262,17 @@ export class ProductService {
   }
 
   /** Response views in the order of `ids`; null for a missing product. */
+  /** Response views as JSON text (productDocs.ts viewText), in the order of `ids`; null for a missing product. */
+  async viewTexts(tenantId: string, ids: string[]): Promise<(string | null)[]> {
+    const texts = await this.repo.getTexts(tenantId, ids);
+    // Only a variant names a parent: its document gives the site to look the parent up in.
+    const parents = await this.repo.parentIds(
+      tenantId,
+      texts.map((t) => ({ siteId: t?.parentExternalId ? (JSON.parse(t.json) as StoredProduct).site_id : '', parentExternalId: t?.parentExternalId ?? null })),
+    );
+    return texts.map((text, i) => (text ? viewText(text, parents[i] === ids[i] ? null : parents[i]) : null));
+  }
+
   async views(tenantId: string, ids: string[]): Promise<(ProductView | null)[]> {
     const records = await this.repo.getMany(tenantId, ids);
     const parents = await this.repo.parentIds(

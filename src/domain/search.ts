@@ -77,6 +77,23 @@ export class SearchService {
 
   async searchProducts(tenant: Tenant, input: ProductSearchInput): Promise<Answer<{ product: ProductView }>> {
     const started = performance.now();
+    const { result, plan } = await this.findProducts(tenant, input);
+    const hits = await this.withProducts(tenant.id, result.hits);
+    return { ...result, hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
+  }
+
+  /** searchProducts with each hit's product as JSON text (ProductService.viewTexts): what the HTTP route answers. */
+  async searchProductTexts(tenant: Tenant, input: ProductSearchInput): Promise<Answer<{ productJson: string }>> {
+    const started = performance.now();
+    const { result, plan } = await this.findProducts(tenant, input);
+    const texts = await this.products.viewTexts(tenant.id, result.hits.map((h) => h.id));
+    // A product deleted since the engine saw it is left out.
+    const hits = result.hits.flatMap((h, i) => (texts[i] ? [{ ...h, productJson: texts[i]! }] : []));
+    return { ...result, hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
+  }
+
+  /** The engine's hits of a product search, and the plan it ran under. */
+  private async findProducts(tenant: Tenant, input: ProductSearchInput): Promise<{ result: SearchResult; plan: Plan }> {
     const site = input.site_id !== undefined ? await this.sites.resolve(tenant.id, input.site_id) : undefined;
     const siteId = site?.id;
     const query = input.query ?? '';
@@ -99,8 +116,7 @@ export class SearchService {
         variantStrategy: tenant.settings.variant_strategy,
       },
     });
-    const hits = await this.withProducts(tenant.id, result.hits);
-    return { ...result, hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
+    return { result, plan };
   }
 
   async relatedProducts(tenant: Tenant, productId: string, page: Page): Promise<Answer<{ product: ProductView }>> {

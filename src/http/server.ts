@@ -11,6 +11,7 @@ import { HttpError } from './errors.js';
 import { GateThread } from './gate/thread.js';
 import type { HttpMetrics } from './metrics.js';
 import { JSON_BODY_LIMIT, type IncomingRequest, type Reply, type Route } from './route.js';
+import { KEEP_ALIVE } from './gate/connection.js';
 import { CLIENT_ADDRESS_HEADER } from './gate/requestHead.js';
 import { Router, type Match } from './router.js';
 
@@ -128,6 +129,7 @@ export class HttpServer {
       res.cork(() => {
         res.writeStatus(statusLine(status));
         res.writeHeader('X-Request-Id', requestId);
+        res.writeHeader('Keep-Alive', KEEP_ALIVE);
         const close = reply.headers?.Connection === 'close';
         const cors = match.kind === 'found' && match.route.cors === true ? CORS_HEADERS : {};
         for (const [name, value] of Object.entries({ ...cors, ...reply.headers })) if (name !== 'Connection') res.writeHeader(name, value);

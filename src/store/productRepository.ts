@@ -8,7 +8,7 @@ import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
 import { KeyTable } from './keyTable.js';
 import { settledOf, writeOutcomesOf, type Settled, type WriteOutcome } from './productAnswers.js';
 import type {
-  ItemSettlement, ProductFilter, ProductProjection, ProductRecord, ProductTouch, ProductWrite, StoredProduct, TouchOutcome,
+  ItemSettlement, ProductFilter, ProductProjection, ProductRecord, ProductText, ProductTouch, ProductWrite, StoredProduct, TouchOutcome,
 } from './products.js';
 import type { Store } from './redis.js';
 import { touchProductsCall, writeProductsCall, type WriteProductsRow } from './scriptCalls.js';
@@ -43,10 +43,16 @@ function memo<V>(map: Map<string, V>, key: string, make: () => V): V {
 
 const RECORD_FIELDS = ['doc', 'rev', 'parent_external_id', 'text_hash', 'embedding_status'] as const;
 
-function toRecord(values: (string | null)[], synced: string | null): ProductRecord | null {
-  const [doc, rev, parentExternalId, textHash, embeddingStatus] = values;
-  if (doc === null || rev === null) return null;
-  return { doc: JSON.parse(doc) as StoredProduct, rev, parentExternalId: parentExternalId || null, textHash: textHash ?? '', synced, embeddingStatus: embeddingStatusOf(embeddingStatus) };
+function toText(values: (string | null)[], synced: string | null): ProductText | null {
+  const [json, rev, parentExternalId, textHash, embeddingStatus] = values;
+  if (json === null || rev === null) return null;
+  return { json, rev, parentExternalId: parentExternalId || null, textHash: textHash ?? '', synced, embeddingStatus: embeddingStatusOf(embeddingStatus) };
+}
+
+function toRecord(text: ProductText | null): ProductRecord | null {
+  if (!text) return null;
+  const { json, ...rest } = text;
+  return { doc: JSON.parse(json) as StoredProduct, ...rest };
 }
 
 /** The outcome of each write of a writeMany pipeline; `order`: the index in the writes of each answer's product. */
@@ -99,6 +105,11 @@ export class ProductRepository {
 
   /** Records of many products in one round trip (null where missing). */
   async getMany(tenantId: string, ids: string[]): Promise<(ProductRecord | null)[]> {
+    return (await this.getTexts(tenantId, ids)).map(toRecord);
+  }
+
+  /** Records of many products in one round trip, each document as stored (null where missing). */
+  async getTexts(tenantId: string, ids: string[]): Promise<(ProductText | null)[]> {
     if (ids.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hmget(keys.product(tenantId, id), ...RECORD_FIELDS);
@@ -106,7 +117,7 @@ export class ProductRepository {
     const results = (await pipeline.exec()) ?? [];
     for (const [error] of results) if (error) throw error;
     const synced = results[ids.length][1] as (string | null)[];
-    return ids.map((_, i) => toRecord(results[i][1] as (string | null)[], synced[i]));
+    return ids.map((_, i) => toText(results[i][1] as (string | null)[], synced[i]));
   }
 
   /** Parent product ids for (site, parent external_id) pairs, resolved now: a parent may arrive after its variants. */

@@ -38,6 +38,11 @@ export interface ProductRecord {
   embeddingStatus: EmbeddingStatus;
 }
 
+/** A product record with its document as stored (JSON text), for an answer that passes it on unparsed. */
+export interface ProductText extends Omit<ProductRecord, 'doc'> {
+  json: string;
+}
+
 export interface ProductWrite {
   doc: StoredProduct;
   parentExternalId: string | null;

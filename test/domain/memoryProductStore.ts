@@ -4,7 +4,7 @@
 // items settled by their item digest, a job item counted once. `beforeWrite` lets a test change the store between a
 // round's read and its write (a concurrent writer).
 import type { ProductStore } from '../../src/domain/products.js';
-import type { ItemSettlement, ProductRecord, ProductTouch, ProductWrite, Settled, TouchOutcome, WriteOutcome } from '../../src/store/products.js';
+import type { ItemSettlement, ProductRecord, ProductText, ProductTouch, ProductWrite, Settled, TouchOutcome, WriteOutcome } from '../../src/store/products.js';
 
 interface Row extends ProductRecord {
   itemDigest: string | null;
@@ -39,6 +39,14 @@ export class MemoryProductStore implements ProductStore {
 
   async getMany(tenantId: string, ids: string[]): Promise<(ProductRecord | null)[]> {
     return Promise.all(ids.map((id) => this.get(tenantId, id)));
+  }
+
+  async getTexts(tenantId: string, ids: string[]): Promise<(ProductText | null)[]> {
+    return (await this.getMany(tenantId, ids)).map((r) => {
+      if (!r) return null;
+      const { doc, ...rest } = r;
+      return { ...rest, json: JSON.stringify(doc) };
+    });
   }
 
   async parentIds(tenantId: string, pairs: { siteId: string; parentExternalId: string | null }[]): Promise<(string | null)[]> {

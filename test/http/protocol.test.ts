@@ -3,7 +3,7 @@
 // lingering close after a 413, and the client address the app sees (a gate in front of a tiny
 // upstream that echoes what it receives).
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Gate } from '../../src/http/gate/gate.js';
@@ -133,6 +133,35 @@ describe('request order and versions', () => {
     assert.equal(responses.length, 2);
     assert.equal(responses[0].body, '');
     assert.deepEqual([responses[1].status, responses[1].headers['x-request-id'], responses[1].body], [200, 'second', '{"status":"ok"}']);
+  });
+});
+
+describe('idle keep-alive connections', () => {
+  test('every response says how long an idle connection stays open, and a client that honours it never reuses a closed one', async () => {
+    // Node's agent idles a socket out a second before the server's hint (with a timeout of its own set).
+    const agent = new Agent({ keepAlive: true, timeout: 60_000 });
+    try {
+      const get = () =>
+        new Promise<{ status: number; keepAlive: string | undefined }>((resolve, reject) => {
+          const req = httpRequest(
+            { host: '127.0.0.1', port: stack.port, path: '/api/knowledge/sites', agent, headers: { host: `${acme.tenant.slug}.localhost:${stack.port}`, authorization: `Bearer ${acme.key}` } },
+            (res) => {
+              res.resume();
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, keepAlive: res.headers['keep-alive'] as string | undefined }));
+            },
+          );
+          req.on('error', reject);
+          req.end();
+        });
+      const first = await get();
+      assert.equal(first.status, 200);
+      assert.equal(first.keepAlive, 'timeout=5');
+      // Longer than the gate keeps an idle connection: the client dropped it before, and opens another.
+      await new Promise((resolve) => setTimeout(resolve, 5_500));
+      assert.equal((await get()).status, 200);
+    } finally {
+      agent.destroy();
+    }
   });
 });
 

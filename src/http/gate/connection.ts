@@ -17,6 +17,8 @@ export type GateRoute =
 
 /** A connection ready for its next request must deliver that request's head within this time. */
 const HEAD_TIMEOUT_MS = 5_000;
+/** What every response says of it (`Keep-Alive: timeout=5`): clients drop an idle connection before the gate closes it. */
+export const KEEP_ALIVE = `timeout=${HEAD_TIMEOUT_MS / 1000}`;
 /** A request body that stalls this long is abandoned (408). */
 const BODY_IDLE_MS = 10_000;
 /** After an error answer, the client's remaining bytes are read and dropped for this long, at most. */

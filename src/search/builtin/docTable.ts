@@ -51,7 +51,7 @@ export interface SearchScope {
   /** The filter: which documents may be found. */
   allows(doc: number): boolean;
   /** A list holding every allowed document when one is cheap (exact-value filters), else null. */
-  candidates: number[] | null;
+  candidates(): number[] | null;
   /** How the query is analysed: its language, and the one language it is stemmed in (null: every one). */
   analysis: QueryAnalysis;
   /** Extra keyword score by document (an exact sku or gtin). */
@@ -263,7 +263,7 @@ export class DocTable<M, C = undefined> {
         keywordAll = found.all;
         inKeyword = found.matches;
       } else {
-        keywordAll = (scope.candidates ?? this.all()).filter(scope.allows);
+        keywordAll = (scope.candidates() ?? this.all()).filter(scope.allows);
         keyword = { ...newestFirst(keywordAll, scope.createdMs, s.offset + s.limit), full: Infinity };
       }
     }
@@ -271,7 +271,7 @@ export class DocTable<M, C = undefined> {
     if (s.mode !== 'keyword' && s.vector) {
       const languages = this.withValues('baseLanguage', [...s.semanticLanguages]);
       const served = (doc: number) => scope.allows(doc) && languages.some((set) => set.has(doc));
-      semantic = aboveFloor(this.nearest('content', s.vector, { k: window, allows: served, docs: scope.candidates ?? undefined }), s.minSimilarity);
+      semantic = aboveFloor(this.nearest('content', s.vector, { k: window, allows: served, docs: scope.candidates() ?? undefined }), s.minSimilarity);
     }
 
     const result = (list: { doc: number; score: number; ranks: Hit['ranks'] }[], total: number, matched: Iterable<number>[]): TableResult => ({

@@ -74,7 +74,7 @@ export class EntryCollection {
   search(s: KnowledgeSearch): SearchResult {
     const found = this.table.search(s, {
       allows: this.filter(s.filters),
-      candidates: this.candidates(s.filters),
+      candidates: () => this.candidates(s.filters),
       analysis: { stemming: s.filters.language ?? null, language: s.language },
       createdMs: (doc) => this.table.meta[doc]!.createdMs,
     });

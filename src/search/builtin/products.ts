@@ -128,7 +128,8 @@ export class ProductCollection {
     const f = s.filters;
     const found = this.table.search(s, {
       allows: this.filter(f),
-      candidates: this.table.candidates(this.constraints(f)),
+      // Built only where browsing or vector search needs the list: a keyword search checks each match instead.
+      candidates: () => this.table.candidates(this.constraints(f)),
       analysis: { stemming: f.language ?? null, language: s.language },
       boost: s.query.trim() ? this.codeBoost(s.query.trim()) : undefined,
       createdMs: (doc) => this.table.meta[doc]!.createdMs,
