@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { SearchService } from '../domain/search.js';
 import { seesWholeProducts, storefrontAnswer } from '../domain/storefront.js';
-import { JsonText, jsonWithTexts } from '../http/jsonText.js';
+import { answerWithDocuments } from '../http/jsonText.js';
 import { defineRoute, json, type Route } from '../http/route.js';
 import { EntryIdParams } from '../schemas/knowledgeEntries.js';
 import { ProductIdParams } from '../schemas/products.js';
@@ -39,8 +39,7 @@ export function searchRoutes(search: SearchService): Route[] {
       handler: async ({ tenant, principal, body }) => {
         if (!seesWholeProducts(principal.scopes)) return json(200, storefrontAnswer(await search.searchProducts(tenant, body)));
         // Whole products are answered as stored, unparsed (http/jsonText.ts).
-        const answer = await search.searchProductTexts(tenant, body);
-        return jsonWithTexts(200, { ...answer, hits: answer.hits.map(({ productJson, ...hit }) => ({ ...hit, product: new JsonText(productJson) })) });
+        return answerWithDocuments(await search.searchProductTexts(tenant, body), 'product');
       },
     }),
     defineRoute({

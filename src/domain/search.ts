@@ -83,12 +83,12 @@ export class SearchService {
   }
 
   /** searchProducts with each hit's product as JSON text (ProductService.viewTexts): what the HTTP route answers. */
-  async searchProductTexts(tenant: Tenant, input: ProductSearchInput): Promise<Answer<{ productJson: string }>> {
+  async searchProductTexts(tenant: Tenant, input: ProductSearchInput): Promise<Answer<{ documentJson: string }>> {
     const started = performance.now();
     const { result, plan } = await this.findProducts(tenant, input);
     const texts = await this.products.viewTexts(tenant.id, result.hits.map((h) => h.id));
     // A product deleted since the engine saw it is left out.
-    const hits = result.hits.flatMap((h, i) => (texts[i] ? [{ ...h, productJson: texts[i]! }] : []));
+    const hits = result.hits.flatMap((h, i) => (texts[i] ? [{ ...h, documentJson: texts[i]! }] : []));
     return { ...result, hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
   }
 

@@ -156,10 +156,13 @@ export class ProductCollection {
   private filter(f: ProductFilters): (doc: number) => boolean {
     // Hot checks read typed-array columns and value sets: following each match's facts object to
     // its strings costs cache misses (~0.4 µs a match at 100k products).
-    const checks: ((doc: number) => boolean)[] = this.constraints(f).map(([field, values]) => {
+    const checks: ((doc: number) => boolean)[] = [];
+    for (const [field, values] of this.constraints(f)) {
       const sets = this.table.withValues(field, values);
-      return sets.length === 1 ? (doc) => sets[0].has(doc) : (doc) => sets.some((set) => set.has(doc));
-    });
+      // A value every document holds (the only site of a tenant) checks nothing.
+      if (sets.length === 1 && sets[0].size === this.table.size) continue;
+      checks.push(sets.length === 1 ? (doc) => sets[0].has(doc) : (doc) => sets.some((set) => set.has(doc)));
+    }
     const { flags, price } = this.columns;
     if (f.variantStrategy === 'children_only') checks.push((doc) => (flags.at(doc) & PARENT) === 0);
     if (f.variantStrategy === 'parents_only') checks.push((doc) => (flags.at(doc) & VARIANT) === 0);
