@@ -51,7 +51,7 @@ export interface Plan {
   /** Rows whose related products are asked for. */
   related: number[];
   recall: RecallCase[];
-  http: { keyword: ProductSearch[]; vector: string[] };
+  http: { keyword: ProductSearch[]; vector: string[]; fresh: string[] };
 }
 
 /** A storefront search: words from one product (so it matches), ~25% with a filter, ~30% with facets. */
@@ -127,7 +127,16 @@ export function makePlan(d: Catalogued): Plan {
   const http = {
     keyword: Array.from({ length: 500 }, () => keywordSearch(qrng, d, 'keyword')),
     vector: Array.from({ length: HTTP_VECTOR_QUERIES }, () => storefrontQuery(qrng, d.words[qrng.int(d.n)], d.head.en, 0, 0)),
+    fresh: [] as string[],
   };
+  // Never-seen queries for hybrid: distinct, and none of the cached set.
+  const seen = new Set(http.vector);
+  for (let tries = 0; http.fresh.length < 5_000 && tries < 50_000; tries++) {
+    const query = storefrontQuery(qrng, d.words[qrng.int(d.n)], d.head.en, 0.2, 0);
+    if (seen.has(query)) continue;
+    seen.add(query);
+    http.fresh.push(query);
+  }
   return { sets, related, recall, http };
 }
 

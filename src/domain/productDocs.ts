@@ -3,7 +3,7 @@
 import type { Static } from '@sinclair/typebox';
 import { canonicalDecimal } from '../schemas/decimalString.js';
 import type { Product, ProductCreate } from '../schemas/products.js';
-import type { ProductRecord, ProductText, StoredProduct } from '../store/products.js';
+import type { AnswerText, ProductRecord, StoredProduct } from '../store/products.js';
 
 export type ProductInput = Static<typeof ProductCreate>;
 export type ProductView = Static<typeof Product>;
@@ -73,6 +73,6 @@ export function toView(record: ProductRecord, parentId: string | null): ProductV
  * appended (JSON.stringify(toView(…)) gives the same object): an answer of many products passes
  * them on without parsing and writing each again.
  */
-export function viewText(text: ProductText, parentId: string | null): string {
+export function viewText(text: AnswerText, parentId: string | null): string {
   return `${text.json.slice(0, -1)},"parent_product_id":${JSON.stringify(parentId)},"last_synced_at":${JSON.stringify(text.synced)},"embedding_status":${JSON.stringify(text.embeddingStatus)}}`;
 }

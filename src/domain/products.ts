@@ -94,7 +94,7 @@ function oneRequestPerProduct(prepared: PreparedRequest[], pending: number[]): {
 /** What the product rules need of a store: store/products.ts ProductRepository (Redis), or an in-memory one in tests. */
 export type ProductStore = Pick<
   ProductRepository,
-  'idByExternalId' | 'idsByExternalIds' | 'translationGroupsOf' | 'get' | 'getMany' | 'getTexts' | 'parentIds' | 'writeMany' | 'touchMany' | 'settleMany' | 'delete' | 'page'
+  'idByExternalId' | 'idsByExternalIds' | 'translationGroupsOf' | 'get' | 'getMany' | 'answerTexts' | 'parentIds' | 'writeMany' | 'touchMany' | 'settleMany' | 'delete' | 'page'
 >;
 
 export class ProductService {
@@ -264,7 +264,7 @@ export class ProductService {
   /** Response views in the order of `ids`; null for a missing product. */
   /** Response views as JSON text (productDocs.ts viewText), in the order of `ids`; null for a missing product. */
   async viewTexts(tenantId: string, ids: string[]): Promise<(string | null)[]> {
-    const texts = await this.repo.getTexts(tenantId, ids);
+    const texts = await this.repo.answerTexts(tenantId, ids);
     // Only a variant names a parent: its document gives the site to look the parent up in.
     const parents = await this.repo.parentIds(
       tenantId,

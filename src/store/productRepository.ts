@@ -8,10 +8,10 @@ import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
 import { KeyTable } from './keyTable.js';
 import { settledOf, writeOutcomesOf, type Settled, type WriteOutcome } from './productAnswers.js';
 import type {
-  ItemSettlement, ProductFilter, ProductProjection, ProductRecord, ProductText, ProductTouch, ProductWrite, StoredProduct, TouchOutcome,
+  AnswerText, ItemSettlement, ProductFilter, ProductProjection, ProductRecord, ProductText, ProductTouch, ProductWrite, StoredProduct, TouchOutcome,
 } from './products.js';
 import type { Store } from './redis.js';
-import { touchProductsCall, writeProductsCall, type WriteProductsRow } from './scriptCalls.js';
+import { productTextsCall, touchProductsCall, writeProductsCall, type WriteProductsRow } from './scriptCalls.js';
 import { TouchResult, WriteResult } from './scripts.js';
 
 /** Products per script call: large enough to spread the call's cost, small enough to keep each call short. */
@@ -109,7 +109,7 @@ export class ProductRepository {
   }
 
   /** Records of many products in one round trip, each document as stored (null where missing). */
-  async getTexts(tenantId: string, ids: string[]): Promise<(ProductText | null)[]> {
+  private async getTexts(tenantId: string, ids: string[]): Promise<(ProductText | null)[]> {
     if (ids.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hmget(keys.product(tenantId, id), ...RECORD_FIELDS);
@@ -118,6 +118,20 @@ export class ProductRepository {
     for (const [error] of results) if (error) throw error;
     const synced = results[ids.length][1] as (string | null)[];
     return ids.map((_, i) => toText(results[i][1] as (string | null)[], synced[i]));
+  }
+
+  /**
+   * What an answer shows of many products, in one command and one reply string (lua/productTexts.lua):
+   * each document as stored, its parent's external_id, embedding status and sync time (null where missing).
+   */
+  async answerTexts(tenantId: string, ids: string[]): Promise<(AnswerText | null)[]> {
+    if (ids.length === 0) return [];
+    const reply = await this.redis.productTexts(...productTextsCall(keys.productsSynced(tenantId), ids.map((id) => keys.product(tenantId, id)), ids));
+    return reply.split('\x1e').map((record) => {
+      if (record === '') return null;
+      const [json, parentExternalId, embeddingStatus, synced] = record.split('\x1f');
+      return { json, parentExternalId: parentExternalId || null, embeddingStatus: embeddingStatusOf(embeddingStatus || null), synced: synced || null };
+    });
   }
 
   /** Parent product ids for (site, parent external_id) pairs, resolved now: a parent may arrive after its variants. */

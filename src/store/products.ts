@@ -38,10 +38,13 @@ export interface ProductRecord {
   embeddingStatus: EmbeddingStatus;
 }
 
-/** A product record with its document as stored (JSON text), for an answer that passes it on unparsed. */
+/** A product record with its document as stored (JSON text). */
 export interface ProductText extends Omit<ProductRecord, 'doc'> {
   json: string;
 }
+
+/** What an answer shows of a stored product: its document as stored (JSON text) and what is derived at read time. */
+export type AnswerText = Pick<ProductText, 'json' | 'parentExternalId' | 'embeddingStatus' | 'synced'>;
 
 export interface ProductWrite {
   doc: StoredProduct;

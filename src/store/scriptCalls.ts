@@ -176,6 +176,9 @@ export const projectDocumentsCall = (c: ProjectDocumentsCall): ScriptCall =>
 
 export const readHashesCall = (hashes: Key[], fields: readonly string[]): ScriptCall => call(hashes, [...fields]);
 
+/** productTexts: the tenant's sync times, then each product's hash; its ids as arguments. */
+export const productTextsCall = (synced: Key, products: Key[], ids: string[]): ScriptCall => call([synced, ...products], ids);
+
 export const reindexDocumentsCall = (hashes: Key[]): ScriptCall => call(hashes, []);
 
 export const renameFieldsCall = (hashes: Key[], renames: readonly (readonly [from: string, to: string])[]): ScriptCall =>

@@ -140,6 +140,8 @@ export interface ScriptCommands {
   /** The number of hashes changed; -1: not now (another model is the tenant's, or a re-embed runs). */
   dropStaleVectors(...call: ScriptCall): Promise<number>;
   readHashes(...call: ScriptCall): Promise<(string | null)[]>;
+  /** Records joined by RS, fields by US (lua/productTexts.lua). */
+  productTexts(...call: ScriptCall): Promise<string>;
   readHashesBuffer(...call: ScriptCall): Promise<(Buffer | null)[]>;
   oauthExchangeCode(
     ...call: [code: Key, client: Key, grant: Key, access: Key, refresh: Key, clientGrants: Key, approvingKey: Key,

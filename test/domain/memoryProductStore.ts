@@ -4,7 +4,7 @@
 // items settled by their item digest, a job item counted once. `beforeWrite` lets a test change the store between a
 // round's read and its write (a concurrent writer).
 import type { ProductStore } from '../../src/domain/products.js';
-import type { ItemSettlement, ProductRecord, ProductText, ProductTouch, ProductWrite, Settled, TouchOutcome, WriteOutcome } from '../../src/store/products.js';
+import type { AnswerText, ItemSettlement, ProductRecord, ProductTouch, ProductWrite, Settled, TouchOutcome, WriteOutcome } from '../../src/store/products.js';
 
 interface Row extends ProductRecord {
   itemDigest: string | null;
@@ -41,7 +41,7 @@ export class MemoryProductStore implements ProductStore {
     return Promise.all(ids.map((id) => this.get(tenantId, id)));
   }
 
-  async getTexts(tenantId: string, ids: string[]): Promise<(ProductText | null)[]> {
+  async answerTexts(tenantId: string, ids: string[]): Promise<(AnswerText | null)[]> {
     return (await this.getMany(tenantId, ids)).map((r) => {
       if (!r) return null;
       const { doc, ...rest } = r;
