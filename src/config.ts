@@ -146,12 +146,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const provider = oneOf('KCS_EMBEDDER', 'local', ['local', 'onnx', 'hf', 'none'] as const);
   const languages = (name: string) => (env[name] || 'de,en').split(',').map((l) => l.trim().toLowerCase()).filter(Boolean);
-  /** A similarity floor, or undefined for the model's default (embed/embedder.ts). */
-  const similarity = (name: string) => {
-    if (!env[name]) return undefined;
+  /** A similarity floor as the spec's field, or none for the model's default (embed/embedder.ts). */
+  const similarity = (name: string): { minSimilarity?: number } => {
+    if (!env[name]) return {};
     const value = Number(env[name]);
     if (!(value >= 0 && value <= 1)) problems.push(`${name}=${JSON.stringify(env[name])} must be a cosine similarity from 0 to 1`);
-    return value;
+    return { minSimilarity: value };
   };
   const running = {
     batchSize: int('KCS_EMBED_BATCH', 64, { min: 1, max: 1024 }),
@@ -172,7 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       token: env.HF_TOKEN || undefined,
       dimension: int('KCS_HF_DIMENSION', 384, { min: 1, max: 8192 }),
       languages: languages('KCS_HF_LANGUAGES'),
-      minSimilarity: similarity('KCS_HF_MIN_SIMILARITY'),
+      ...similarity('KCS_HF_MIN_SIMILARITY'),
     };
   }
   if (provider === 'onnx') {
@@ -186,7 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       languages: languages('KCS_ONNX_LANGUAGES'),
       queryPrefix: env.KCS_ONNX_QUERY_PREFIX ?? '',
       documentPrefix: env.KCS_ONNX_DOCUMENT_PREFIX ?? '',
-      minSimilarity: similarity('KCS_ONNX_MIN_SIMILARITY'),
+      ...similarity('KCS_ONNX_MIN_SIMILARITY'),
     };
   }
 

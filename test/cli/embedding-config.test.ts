@@ -8,9 +8,12 @@ import { test } from 'node:test';
 import { loadConfig } from '../../src/config.js';
 import { problemsOf } from '../helpers/configProblems.js';
 
-test('defaults: the local model, a thread per core, nice 19 and SCHED_IDLE, batches of 64', () => {
-  assert.deepEqual(loadConfig({}).embedding, { provider: 'local', batchSize: 64, threads: availableParallelism(), nice: 19, idle: true });
-  assert.deepEqual(loadConfig({ KCS_EMBED_THREADS: '1', KCS_EMBED_NICE: '5' }).embedding, { provider: 'local', batchSize: 64, threads: 1, nice: 5, idle: true });
+const query = { threads: 1, nice: 5 };
+
+test('defaults: the local model, a thread per core, nice 19 and SCHED_IDLE, batches of 64; queries on one thread at nice 5', () => {
+  assert.deepEqual(loadConfig({}).embedding, { provider: 'local', batchSize: 64, threads: availableParallelism(), nice: 19, idle: true, query });
+  assert.deepEqual(loadConfig({ KCS_EMBED_THREADS: '1', KCS_EMBED_NICE: '5' }).embedding, { provider: 'local', batchSize: 64, threads: 1, nice: 5, idle: true, query });
+  assert.deepEqual(loadConfig({ KCS_QUERY_EMBED_THREADS: '2', KCS_QUERY_EMBED_NICE: '0' }).embedding.query, { threads: 2, nice: 0 });
   assert.equal(loadConfig({ KCS_EMBED_IDLE: 'off' }).embedding.idle, false);
   // The embed jobs' lock: BullMQ's 30 s unless set.
   assert.equal(loadConfig({}).embedLockMs, 30_000);
@@ -21,8 +24,10 @@ test('onnx: the model directory, its languages (de,en unless set) and the prefix
   const dir = mkdtempSync(join(tmpdir(), 'kcs-onnx-config-'));
   try {
     assert.deepEqual(loadConfig({ KCS_EMBEDDER: 'onnx', KCS_ONNX_MODEL_DIR: dir }).embedding, {
-      provider: 'onnx', batchSize: 64, threads: availableParallelism(), nice: 19, idle: true, modelDir: dir, languages: ['de', 'en'], queryPrefix: '', documentPrefix: '',
+      provider: 'onnx', batchSize: 64, threads: availableParallelism(), nice: 19, idle: true, query, modelDir: dir, languages: ['de', 'en'], queryPrefix: '', documentPrefix: '',
     });
+    const floor = loadConfig({ KCS_EMBEDDER: 'onnx', KCS_ONNX_MODEL_DIR: dir, KCS_ONNX_MIN_SIMILARITY: '0.85' }).embedding;
+    assert.equal(floor.provider === 'onnx' && floor.minSimilarity, 0.85);
     const e5 = loadConfig({ KCS_EMBEDDER: 'onnx', KCS_ONNX_MODEL_DIR: dir, KCS_ONNX_LANGUAGES: 'de, FR', KCS_ONNX_QUERY_PREFIX: 'query: ', KCS_ONNX_DOCUMENT_PREFIX: 'passage: ' }).embedding;
     assert.deepEqual(e5.provider === 'onnx' && [e5.languages, e5.queryPrefix, e5.documentPrefix], [['de', 'fr'], 'query: ', 'passage: ']);
   } finally {
@@ -37,4 +42,5 @@ test('one line for each bad value', () => {
   assert.match(problemsOf({ KCS_EMBEDDER: 'tensorflow' })[0], /KCS_EMBEDDER.*local, onnx, hf, none/);
   assert.match(problemsOf({ KCS_EMBED_IDLE: 'yes' })[0], /KCS_EMBED_IDLE.*on, off/);
   assert.deepEqual(problemsOf({ KCS_EMBED_LOCK_MS: '999' }), ['KCS_EMBED_LOCK_MS="999" must be an integer from 1000 to 3600000']);
+  assert.deepEqual(problemsOf({ KCS_EMBEDDER: 'hf', KCS_HF_MODEL: 'm', KCS_HF_MIN_SIMILARITY: '1.5' }), ['KCS_HF_MIN_SIMILARITY="1.5" must be a cosine similarity from 0 to 1']);
 });
