@@ -1,8 +1,9 @@
 // CI's stand-in for `docker build` + `docker compose up` where no Docker engine runs: follows the
-// Dockerfile's own instructions (WORKDIR, COPY, RUN, ENV, ENTRYPOINT, CMD) in a clean temporary
-// directory — the install with the committed lock included — then starts the image's default
-// command (`serve`) and `worker` against a private redis-server, as docker-compose.yml does, and
-// waits for /readyz 200. Exits 0 when the image would start, 1 with the reason otherwise.
+// Dockerfile's own instructions (WORKDIR, COPY, RUN, ENV, ENTRYPOINT, CMD; USER is not followed:
+// the processes run as the caller) in a clean temporary directory — the install with the committed
+// lock included — then starts the image's default command (`serve`) and `worker` against a private
+// redis-server, as docker-compose.yml does, and waits for /readyz 200. Exits 0 when the image would
+// start, 1 with the reason otherwise.
 //
 //   node scripts/docker-smoke.mjs
 import { spawn, spawnSync } from 'node:child_process';
@@ -35,7 +36,7 @@ function instructions(text) {
 
 /** The files `COPY . .` sends: what git has (tracked and untracked-not-ignored) less .dockerignore. */
 function contextFiles() {
-  const ignore = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+  const ignore = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
   const patterns = ignore.map((p) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}(/|$)`));
   const listed = spawnSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
   if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
