@@ -5,15 +5,12 @@
 //   BENCH_PRODUCTS=50000 npm run bench:embedding a smaller bulk catalogue (default 100,000)
 //   BENCH_CPU_PROF=<dir> ...                     CPU profiles of every process of the `kcs start`s
 //
-// 0. Baseline, in a child process of its own (bench/support/modelBaseline.ts): the plain use of the
-//    same model for BENCH_BASELINE_PRODUCTS products: three texts each (description, properties,
-//    attributes), whole, in batches of 64 on one thread (the library's own embed()).
-// 1. 1,000 new products in one bulk request, until every one is embedded: products/s.
+// 1. 1,000 new products in one bulk request, until every one is embedded: products/s; the baseline
+//    in the same run is the time until the same request's products were stored.
 // 2. Bulk create of BENCH_PRODUCTS new products (10,000 per request, 3 in flight) while their
 //    embeddings queue up behind, then the same again unchanged; and both before and after, with
 //    KCS_EMBEDDER=none on other fresh `kcs start`s: the baseline of what embedding behind costs,
 //    bracketing it so that the VM's drift in speed shows instead of being charged to embedding.
-import { spawn } from 'node:child_process';
 import { Api, bulkPath, bulkRun, embedRun, type BulkResult } from './support/bulkApi.js';
 import { bulkBodies } from './support/catalogue.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
@@ -21,19 +18,15 @@ import { startKcs, type Kcs } from './support/kcs.js';
 import { formatCpu } from './support/load.js';
 
 const PRODUCTS = positiveInt('BENCH_PRODUCTS', 100_000);
-const BASELINE_PRODUCTS = positiveInt('BENCH_BASELINE_PRODUCTS', 300);
 const EMBED_PRODUCTS = 1_000;
 const PER_REQUEST = 10_000;
 const TARGET = { embedded: 25, create: 15_000, unchanged: 50_000 };
 
-runBench('bench:embedding', (300 + BASELINE_PRODUCTS * 0.2 + PRODUCTS * 0.002) * 1000, main);
+runBench('bench:embedding', (300 + PRODUCTS * 0.002) * 1000, main);
 
 async function main(undo: Undo): Promise<number> {
-  const baseline = await modelBaseline(undo);
-  console.log(`0. baseline, the model's own embed() on whole texts (3 per product, one thread): ${fmt(baseline, 1)} products/s (${BASELINE_PRODUCTS} products)`);
-
-  // The embedding-off baseline brackets the run, before and after: this VM's speed drifts by up to a
-  // quarter within minutes, and one baseline before would charge embedding with that drift.
+  // The embedding-off baseline brackets the run, before and after: a virtual machine's speed can
+  // drift by a quarter within minutes, and one baseline before would charge embedding with that drift.
   const before = await embeddingOffRun(undo);
   console.log(`   (2.) baseline before, embedding off: ${describePair(before)}`);
 
@@ -48,9 +41,7 @@ async function main(undo: Undo): Promise<number> {
   console.log(`1. ${EMBED_PRODUCTS} new products in one bulk call, all embedded: ${fmt(embedded.seconds, 1)} s, ${fmt(embeddedRate, 1)} products/s (stored after ${fmt(embedded.storedSeconds, 2)} s; ${formatCpu(embedded.cpu)})`);
 
   const behind = await bulkPair(kcs, api, path);
-  console.log(`2. bulk create, embedding behind: ${fmt(behind.create.rate, 0)} products/s (${formatCpu(behind.createCpu)})`);
-  console.log(`   bulk unchanged, embedding behind: ${fmt(behind.unchanged.rate, 0)} products/s (${formatCpu(behind.unchangedCpu)})`);
-  console.log(`   CPU per product, create: ${perProduct(behind.create.cpuSeconds)}`);
+  console.log(`2. embedding behind: ${describePair(behind)}`);
   const backlog = behind.create.views.reduce((sum, v) => sum + v.embedding.pending, 0);
   await kcs.stop();
   const after = await embeddingOffRun(undo);
@@ -60,8 +51,8 @@ async function main(undo: Undo): Promise<number> {
   console.log(`
 | measurement (\`npm start\` defaults) | figure | target |
 |---|---:|---|
-| 0. baseline: the model's own embed(), 3 whole texts per product, one thread | ${fmt(baseline, 1)} products/s |  |
 | 1. ${EMBED_PRODUCTS.toLocaleString('en')} new products in one bulk call, all embedded | ${fmt(embeddedRate, 1)} products/s (${fmt(embedded.seconds, 1)} s) | ≥ ${TARGET.embedded}/s: ${verdict(embeddedRate, TARGET.embedded)} |
+| 1. baseline: the same products stored | ${fmt(embedded.storedSeconds, 2)} s |  |
 | 2. bulk create, ${PRODUCTS.toLocaleString('en')} products, embedding behind | ${fmt(behind.create.rate, 0)} products/s | ≥ ${TARGET.create.toLocaleString('en')}/s: ${verdict(behind.create.rate, TARGET.create)} |
 | 2. bulk unchanged, embedding behind | ${fmt(behind.unchanged.rate, 0)} products/s | ≥ ${TARGET.unchanged.toLocaleString('en')}/s: ${verdict(behind.unchanged.rate, TARGET.unchanged)} |
 | 2. baseline, embedding off, before / after: create | ${fmt(before.create.rate, 0)} / ${fmt(after.create.rate, 0)} products/s |  |
@@ -84,28 +75,12 @@ async function embeddingOffRun(undo: Undo): Promise<BulkPair> {
 /** Each process's CPU seconds as µs per product. */
 const perProduct = (cpu: Record<string, number>) =>
   Object.entries(cpu).map(([name, s]) => `${name} ${fmt((s / PRODUCTS) * 1e6, 1)} µs`).join(', ');
-const describePair = (run: BulkPair) =>
-  `create ${fmt(run.create.rate, 0)}/s (${formatCpu(run.createCpu)}; per product ${perProduct(run.create.cpuSeconds)}), ` +
-  `unchanged ${fmt(run.unchanged.rate, 0)}/s (${formatCpu(run.unchangedCpu)})`;
+/** The cores each process used over a run (1 = one core). */
+const cores = (run: BulkResult) => formatCpu(Object.fromEntries(Object.entries(run.cpuSeconds).map(([name, s]) => [name, s / run.seconds])));
+const describePair = ({ create, unchanged }: BulkPair) =>
+  `create ${fmt(create.rate, 0)}/s (${cores(create)}; per product ${perProduct(create.cpuSeconds)}), unchanged ${fmt(unchanged.rate, 0)}/s (${cores(unchanged)})`;
 
-/** Step 0 in a child process (bench/support/modelBaseline.ts): products per second of the plain model work. */
-async function modelBaseline(undo: Undo): Promise<number> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/support/modelBaseline.ts', String(BASELINE_PRODUCTS)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  undo(() => void child.kill('SIGKILL'));
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  if (code !== 0) throw new Error(`the model baseline exited with ${code}: ${out}`);
-  return (JSON.parse(out.trim().split('\n').pop()!) as { productsPerSecond: number }).productsPerSecond;
-}
-
-interface BulkPair {
-  create: BulkResult;
-  unchanged: BulkResult;
-  /** Cores each process used (1 = one core). */
-  createCpu: Record<string, number>;
-  unchangedCpu: Record<string, number>;
-}
+type BulkPair = { create: BulkResult; unchanged: BulkResult };
 
 /** Bulk create of PRODUCTS new products, then the same bodies again (unchanged). */
 async function bulkPair(kcs: Kcs, api: Api, path: string): Promise<BulkPair> {
@@ -116,6 +91,5 @@ async function bulkPair(kcs: Kcs, api: Api, path: string): Promise<BulkPair> {
   if (counted(create, 'created') !== PRODUCTS || counted(unchanged, 'unchanged') !== PRODUCTS) {
     throw new Error(`the jobs counted ${counted(create, 'created')} created and ${counted(unchanged, 'unchanged')} unchanged, not ${PRODUCTS} each`);
   }
-  const perSecond = (run: BulkResult) => Object.fromEntries(Object.entries(run.cpuSeconds).map(([name, s]) => [name, s / run.seconds]));
-  return { create, unchanged, createCpu: perSecond(create), unchangedCpu: perSecond(unchanged) };
+  return { create, unchanged };
 }

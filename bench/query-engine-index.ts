@@ -6,7 +6,7 @@
 // kcs (schema.ts TenantIndexes) creates the index with SKIPINITIALSCAN and writes the tenant's
 // documents again where the server holds more than WRITE_AGAIN_SHARE keys per document, else lets
 // the server scan; the baseline, in the same run, is the same index created with the server's
-// initial scan, as kcs always did before, which reads the whole keyspace. Each is timed until the
+// initial scan (the plain way to create it), which reads the whole keyspace. Each is timed until the
 // index holds every product; two rounds, alternating. Everything written is removed at the end.
 import { createServices } from '../src/app.js';
 import type { ProductInput } from '../src/domain/products.js';
@@ -73,7 +73,7 @@ ${rows.join('\n')}
   return 0;
 }
 
-/** Seconds until a new products index of `options` holds every product: made by kcs, or (`initialScan`) as before, by the server's scan. */
+/** Seconds until a new products index of `options` holds every product: made by kcs, or (`initialScan`) by the server's scan. */
 async function timeIndex(store: Store, tenantId: string, options: IndexOptions, initialScan: boolean): Promise<number> {
   const c = collectionOf('product', tenantId, options);
   const started = performance.now();

@@ -1,7 +1,4 @@
 // The composition root of `kcs serve`: stores, services, routes, and the request pipeline.
-// First: before any module loads ioredis (store/stringPrototypeGuard.ts says why); src/cli.ts
-// loads it first too, and every other entry (the benchmarks' servers) reaches ioredis through here.
-import './store/stringPrototypeGuard.js';
 import { adminRoutes } from './api/admin.js';
 import { bulkRoutes } from './api/bulk.js';
 import { categoryRoutes } from './api/categories.js';

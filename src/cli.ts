@@ -1,6 +1,4 @@
 // `kcs serve | worker | start | admin …` — one code base, three roles (DESIGN §1).
-// First: before any module loads ioredis (store/stringPrototypeGuard.ts says why).
-import './store/stringPrototypeGuard.js';
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runAdmin } from '../scripts/admin.js';

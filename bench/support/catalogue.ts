@@ -15,7 +15,7 @@ const PHRASES = [
 ];
 
 /** The word of product `i`'s title that no other product has. */
-export const titleToken = (i: number) => `${String.fromCharCode(65 + (i % 26))}${i}`;
+const titleToken = (i: number) => `${String.fromCharCode(65 + (i % 26))}${i}`;
 
 /** Product number `i` of a catalogue; the same `i` gives the same texts whatever the prefix of its external_id. */
 export function product(prefix: string, i: number): Record<string, unknown> {

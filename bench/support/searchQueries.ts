@@ -19,38 +19,29 @@ export const search = (s: Partial<Omit<ProductSearch, 'filters'>> & { filters?: 
 
 export const FACETS: ProductFacet[] = ['brand', 'category', 'availability'];
 
-export interface QuerySet {
-  /** The summary row. */
+/** A query set: its summary row, its searches after untimed warm-up ones, a target, and the share of them that may find nothing (they are built to match). */
+interface QuerySet {
   measure: string;
   searches: ProductSearch[];
-  /** Run first, not counted. */
   warmup: ProductSearch[];
   check?: (t: Timing) => Check;
-  /** More queries without hits than this share is a problem (the queries are built to match). */
   maxZeroHits?: number;
 }
 
-export interface RecallQuery {
+/** A recall query: the rows the search may return (the filter's, in a served language) and the exact top 10 rows. */
+interface RecallQuery {
   vector: Float32Array;
   filters: Partial<ProductFilters>;
-  /** Rows the search may return (the filter's, in a served language). */
   allows: (row: number) => boolean;
-  /** The exact top 10 rows. */
   truth: number[];
-}
-
-export interface RecallCase {
-  name: string;
-  queries: RecallQuery[];
-  /** The brute-force scan's time per query. */
-  scan: Timing;
 }
 
 export interface Plan {
   sets: QuerySet[];
   /** Rows whose related products are asked for. */
   related: number[];
-  recall: RecallCase[];
+  /** Recall cases, with the brute-force scan's time per query. */
+  recall: { name: string; queries: RecallQuery[]; scan: Timing }[];
   http: { keyword: ProductSearch[]; vector: string[]; fresh: string[] };
 }
 
@@ -100,7 +91,7 @@ export function makePlan(d: Catalogued): Plan {
   // Recall@10 against the exact scan over the same vectors, among the products the search may
   // return (semantic ranking only considers the served language, en).
   const en = (row: number) => d.isEn[row] === 1;
-  const recallCase = (name: string, filter: () => Omit<RecallQuery, 'vector' | 'truth'> & { rows?: number[] }): RecallCase => {
+  const recallCase = (name: string, filter: () => Omit<RecallQuery, 'vector' | 'truth'> & { rows?: number[] }): Plan['recall'][number] => {
     const times: number[] = [];
     const started = performance.now();
     const queries = Array.from({ length: RECALL_QUERIES }, () => {

@@ -110,7 +110,7 @@ const FILLER_DE = (
 ).split(' ');
 const AVAILABILITY: [string, number][] = [['InStock', 0.7], ['OutOfStock', 0.15], ['PreOrder', 0.08], ['LimitedAvailability', 0.07]];
 
-export interface GeneratedProduct {
+interface GeneratedProduct {
   /** What ProductService.upsertMany is given. */
   input: ProductInput & { description: string };
   site: number;
@@ -119,19 +119,12 @@ export interface GeneratedProduct {
   price: number;
 }
 
-export interface CatalogueOptions {
+/** Shares of German products and of products with a similarity anchor. */
+interface CatalogueOptions {
   sites: number;
   clusters: number;
-  /** Share of German products (the rest are English). */
   german: number;
-  /** Share of products with a similarity anchor. */
   anchors: number;
-}
-
-/** The vocabulary queries draw from, by language: head words first (zipf-ordered). */
-export interface Vocabulary {
-  brands: string[];
-  words: Record<'en' | 'de', string[]>;
 }
 
 /** A generator of products; product i is the same for a given seed. */
@@ -155,7 +148,8 @@ export class Catalogue {
     this.fillers = { en: zipf([...FILLER_EN, ...this.tails.en], 1.05), de: zipf([...FILLER_DE, ...this.tails.de], 1.05) };
   }
 
-  vocabulary(): Vocabulary {
+  /** The vocabulary queries draw from, by language: head words first (zipf-ordered). */
+  vocabulary(): { brands: string[]; words: Record<'en' | 'de', string[]> } {
     const words = (lang: 0 | 1, filler: string[]) => [
       ...CATEGORIES.map((c) => c[lang]), ...NOUNS.map((n) => n[lang]), ...ADJECTIVES.map((a) => a[lang]), ...MATERIALS.map((m) => m[lang]),
       ...COLOURS.map((c) => c[lang]), ...filler,

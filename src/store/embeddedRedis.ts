@@ -1,7 +1,5 @@
 // The embedded default: a private redis-server from PATH on a free loopback port, with
 // append-only persistence under <dataDir>/redis, stopped (and so flushed) on exit.
-// First: before ioredis loads (stringPrototypeGuard.ts says why).
-import './stringPrototypeGuard.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';

@@ -1,9 +1,9 @@
 // The rows of a script call as one argument: a MessagePack array of strings, which the script
 // reads with `cmsgpack.unpack` (built into every Redis's Lua since 2.6, Valkey's too). ioredis
 // handles each argument of a command on its own (a string, its UTF-8 length taken three times, a
-// buffer of its own); a 100-product writeProducts call has ~1,800 row values, and that handling
-// was a fifth of the ingest worker's CPU (docs/BENCHMARKS.md). Here they are written into one
-// buffer, and redis-server parses one argument instead of ~1,800.
+// buffer of its own); a 100-product writeProducts call has ~1,800 row values. Here they are written
+// into one buffer, and redis-server parses one argument instead of ~1,800: the ingest worker spends
+// a seventh less CPU a created product (`BENCH_BULK_ONLY=1 npm run bench:ingest`).
 
 /** A row value: a string, a number (sent as its decimal string, as ioredis sends one) or bytes. */
 export type PackedValue = string | number | Buffer;

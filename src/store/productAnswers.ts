@@ -1,6 +1,5 @@
-// The answers of writeProducts and settleItems (store/lua): one string each, two comma-separated
-// values per product or item, a code and its detail (ids and groups are UUIDs, revisions numbers).
-// One string, not an array: ioredis decodes each array element in JavaScript (docs/BENCHMARKS.md).
+// The answers of writeProducts and settleItems (store/lua): two values per product or item, a code
+// and its detail (an id, a group, a revision or '').
 import { ProductWriteResult, SettleResult } from './scripts.js';
 
 export type WriteOutcome =
@@ -17,14 +16,12 @@ export type WriteOutcome =
 export type Settled = { result: 'unchanged' | 'done' | 'unsettled'; id: string } | { result: 'unsettled'; id: null; group: string | null };
 
 /** Calls `each(code, detail)` for each pair of an answer. */
-function eachPair(answer: string, each: (code: number, detail: string) => void): void {
-  if (!answer) return;
-  const values = answer.split(',');
-  for (let i = 0; i < values.length; i += 2) each(Number(values[i]), values[i + 1]);
+function eachPair(answer: string[], each: (code: number, detail: string) => void): void {
+  for (let i = 0; i < answer.length; i += 2) each(Number(answer[i]), answer[i + 1]);
 }
 
 /** A writeProducts answer: the outcome of each product of the call, in order. */
-export function writeOutcomesOf(answer: string): WriteOutcome[] {
+export function writeOutcomesOf(answer: string[]): WriteOutcome[] {
   const outcomes: WriteOutcome[] = [];
   eachPair(answer, (code, detail) => outcomes.push(
     code === ProductWriteResult.Written ? { kind: 'ok' }
@@ -36,7 +33,7 @@ export function writeOutcomesOf(answer: string): WriteOutcome[] {
 }
 
 /** A settleItems answer: what became of each item of the call, in order. */
-export function settledOf(answer: string): Settled[] {
+export function settledOf(answer: string[]): Settled[] {
   const settled: Settled[] = [];
   eachPair(answer, (code, detail) => settled.push(
     code === SettleResult.New ? { result: 'unsettled', id: null, group: detail || null }

@@ -18,8 +18,8 @@ import { TouchResult, WriteResult } from './scripts.js';
 const WRITE_BATCH = 100;
 /**
  * Items per settleItems call: it only reads and compares, a fraction of a write's work per item.
- * An item's three values stay arguments of their own: packed as writeProducts' rows are
- * (store/packedRows.ts), the unchanged run measured no faster (docs/BENCHMARKS.md).
+ * An item's three values stay arguments of their own: packing them as writeProducts' rows are
+ * (store/packedRows.ts) does not make an unchanged import faster.
  */
 const SETTLE_BATCH = 500;
 
@@ -61,7 +61,7 @@ async function writeOutcomes(pipeline: ReturnType<Store['pipeline']>, order: num
   let n = 0;
   for (const [error, value] of (await pipeline.exec()) ?? []) {
     if (error) throw error;
-    for (const outcome of writeOutcomesOf(value as string)) outcomes[order[n++]] = outcome;
+    for (const outcome of writeOutcomesOf(value as string[])) outcomes[order[n++]] = outcome;
   }
   return outcomes;
 }
@@ -231,7 +231,7 @@ export class ProductRepository {
     const out: Settled[] = [];
     for (const [error, value] of (await pipeline.exec()) ?? []) {
       if (error) throw error;
-      for (const settled of settledOf(value as string)) out.push(settled);
+      for (const settled of settledOf(value as string[])) out.push(settled);
     }
     return out;
   }

@@ -1,5 +1,3 @@
-// First: before ioredis loads (stringPrototypeGuard.ts says why).
-import './stringPrototypeGuard.js';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';

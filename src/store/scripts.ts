@@ -104,14 +104,14 @@ export interface ScriptCommands {
   appendAudit(...call: [...audit: AuditKeys, ...event: AuditArgs]): Promise<string>;
   /** 0: a token was taken; else the milliseconds until one is. */
   takeToken(bucket: Key, ratePerSecond: number): Promise<number>;
-  /** Per product two comma-separated values: a ProductWriteResult and its detail. */
-  writeProducts(...call: ScriptCall): Promise<string>;
+  /** Per product two values: a ProductWriteResult and its detail. */
+  writeProducts(...call: ScriptCall): Promise<string[]>;
   touchProducts(...call: ScriptCall): Promise<TouchResult[]>;
-  /** Per item two comma-separated values: a SettleResult and the id its external_id names (New: its translation group). */
+  /** Per item two values: a SettleResult and the id its external_id names (New: its translation group). */
   settleItems(
     ...call: [externalIds: Key, synced: Key, itemDigests: Key, jobResults: Key, jobCounts: Key, translationGroups: Key, syncedAt: string,
       ...items: (string | number)[]]
-  ): Promise<string>;
+  ): Promise<string[]>;
   deleteProduct(
     ...call: [product: Key, externalIds: Key, products: Key, siteProducts: Key, language: Key, category: Key, changes: Key,
       synced: Key, itemDigests: Key, ...audit: AuditKeys, embeddingCounts: Key, id: string, externalId: string, hasCategory: Flag,

@@ -78,9 +78,9 @@ async function write(products: Write[], options: { job?: string; audited?: boole
   })));
 }
 
-/** A script's answer of comma-separated code/detail pairs, as values: each code a number, each detail a number where it is a revision. */
-const pairs = (answer: string): (number | string)[] =>
-  answer.split(',').map((value, i) => (i % 2 === 0 || /^\d+$/.test(value) ? Number(value) : value));
+/** A script's answer of code/detail pairs, as values: each code a number, each detail a number where it is a revision. */
+const pairs = (answer: string[]): (number | string)[] =>
+  answer.map((value, i) => (i % 2 === 0 || /^\d+$/.test(value) ? Number(value) : value));
 
 const product = (id: string) => redis.hgetall(keys.product(T, id));
 const indexed = (id: string, ...sets: string[]) => Promise.all(sets.map((set) => redis.zscore(set, id)));
@@ -285,7 +285,7 @@ describe('settleItems', () => {
       keys.siteExternalIds(T, S), keys.productsSynced(T), keys.productsItemDigests(T), keys.jobResults(T, job), keys.jobCounts(T, job),
       keys.translationGroups(T), SYNCED, ...items.flatMap((item) => item),
     );
-    return answer.split(',').map((value, i) => (i % 2 === 0 ? Number(value) : value));
+    return answer.map((value, i) => (i % 2 === 0 ? Number(value) : value));
   };
 
   before(async () => {

@@ -7,11 +7,9 @@
 -- KEYS: 1 site external_id hash, 2 synced hash, 3 item digest hash, 4 job results (lib/jobResults),
 --       5 job counts hash, 6 tenant translation-group hash
 -- ARGV: 1 synced-at, then 3 values per item: +0 external_id, +1 item digest, +2 job item index
--- Returns one string, two comma-separated values per item: 1 unchanged, 2 the job item has a
--- result already, or 0 unsettled, each with the id of the product its external_id names; or 3
--- new (no product) with the external_id's translation group ('' = none). Ids and groups are
--- UUIDs. One string, not an array of two values per item: ioredis decodes each array element in
--- JavaScript, ~1.5 µs an item of the ingest worker's time (docs/BENCHMARKS.md).
+-- Returns two values per item: 1 unchanged, 2 the job item has a result already, or 0 unsettled,
+-- each with the id of the product its external_id names; or 3 new (no product) with the
+-- external_id's translation group ('' = none).
 --- @include "lib/jobResults"
 local synced = ARGV[1]
 local exts, indexes = {}, {}
@@ -33,7 +31,6 @@ local groups = #unknown > 0 and redis.call('HMGET', KEYS[6], unpack(unknown)) or
 local out, syncs, doneIndexes, doneResults = {}, {}, {}, {}
 local k, u, nDone = 0, 0, 0
 for i = 1, n do
-  -- Codes as strings: table.concat would format each number with sprintf.
   local id, code = ids[i], '0'
   if not id then
     u = u + 1
@@ -59,4 +56,4 @@ if nDone > 0 then
   writeJobResults(KEYS[4], doneIndexes, doneResults, nDone)
   redis.call('HINCRBY', KEYS[5], 'unchanged', nDone)
 end
-return table.concat(out, ',')
+return out
