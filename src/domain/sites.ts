@@ -5,6 +5,7 @@ import { isUuid } from '../schemas/common.js';
 import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
 import type { SiteRepository, StoredSite } from '../store/sites.js';
 import { ConflictError, NotFoundError } from './errors.js';
+import { ShortCache } from './shortCache.js';
 
 export type SiteView = Static<typeof Site>;
 
@@ -12,6 +13,8 @@ export type SiteView = Static<typeof Site>;
 export type PurgeScheduler = (tenantId: string, siteId: string) => Promise<void>;
 
 const MAX_CAS_ATTEMPTS = 16;
+/** How long a process reuses what a search asked of a tenant's sites. */
+const SEARCH_CACHE_MS = 1000;
 /** The contract's default language (of knowledge entries): a tenant's language before it has a site. */
 export const DEFAULT_LANGUAGE = 'de';
 const view = (site: StoredSite, defaultId: string | null): SiteView => ({
@@ -29,6 +32,9 @@ const view = (site: StoredSite, defaultId: string | null): SiteView => ({
 });
 
 export class SiteService {
+  /** What searches ask of sites (resolve, defaultLanguage), by tenant id and site reference. */
+  private readonly searchCache = new ShortCache(SEARCH_CACHE_MS);
+
   constructor(
     private readonly repo: SiteRepository,
     private readonly schedulePurge: PurgeScheduler,
@@ -47,9 +53,9 @@ export class SiteService {
       config: input.config ?? {},
       created_at: new Date().toISOString(),
     };
-    if ((await this.repo.create(site, input.is_default === true, actor)) === 'slug_taken') {
-      throw new ConflictError(`A site with slug '${input.slug}' already exists`);
-    }
+    const created = await this.repo.create(site, input.is_default === true, actor);
+    this.searchCache.forget(`${tenantId} `);
+    if (created === 'slug_taken') throw new ConflictError(`A site with slug '${input.slug}' already exists`);
     return this.get(tenantId, site.id);
   }
 
@@ -68,17 +74,25 @@ export class SiteService {
     return (await this.load(tenantId, idOrSlug)).site.id;
   }
 
-  /** The site's id and language for a UUID or slug; NotFoundError when there is none. */
+  /**
+   * The site's id and language for a UUID or slug (NotFoundError when there is none), as every
+   * search asks: cached for SEARCH_CACHE_MS per process, and forgotten at once when this process
+   * changes a site of the tenant (another process's change reaches searches here within that time).
+   */
   async resolve(tenantId: string, idOrSlug: string): Promise<{ id: string; language: string }> {
-    const { site } = await this.load(tenantId, idOrSlug);
-    return { id: site.id, language: site.language };
+    return this.searchCache.get(`${tenantId} ${idOrSlug}`, async () => {
+      const { site } = await this.load(tenantId, idOrSlug);
+      return { id: site.id, language: site.language };
+    });
   }
 
-  /** The tenant's default language: its default site's, or the contract's default (de) without a site. */
+  /** The tenant's default language: its default site's, or the contract's default (de) without a site (cached as resolve). */
   async defaultLanguage(tenantId: string): Promise<string> {
-    const defaultId = await this.repo.defaultId(tenantId);
-    const raw = defaultId ? (await this.repo.getRaw(tenantId, defaultId)).raw : null;
-    return raw ? (JSON.parse(raw) as StoredSite).language : DEFAULT_LANGUAGE;
+    return this.searchCache.get(`${tenantId} `, async () => {
+      const defaultId = await this.repo.defaultId(tenantId);
+      const raw = defaultId ? (await this.repo.getRaw(tenantId, defaultId)).raw : null;
+      return raw ? (JSON.parse(raw) as StoredSite).language : DEFAULT_LANGUAGE;
+    });
   }
 
   async update(
@@ -98,6 +112,7 @@ export class SiteService {
         config: changes.config ?? site.config,
       };
       const result = await this.repo.replace(next, { raw, makeDefault: changes.is_default === true }, actor);
+      this.searchCache.forget(`${tenantId} `);
       if (result === 'ok') return this.get(tenantId, site.id);
       if (result === 'missing') throw new NotFoundError('Site not found');
     }
@@ -106,7 +121,9 @@ export class SiteService {
 
   async delete(tenantId: string, idOrSlug: string, actor: AuditActor = SYSTEM_ACTOR): Promise<void> {
     const { site } = await this.load(tenantId, idOrSlug);
-    if (!(await this.repo.delete(site, actor))) throw new NotFoundError('Site not found');
+    const deleted = await this.repo.delete(site, actor);
+    this.searchCache.forget(`${tenantId} `);
+    if (!deleted) throw new NotFoundError('Site not found');
     await this.schedulePurge(tenantId, site.id);
   }
 
