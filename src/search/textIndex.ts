@@ -9,7 +9,7 @@
 // the document; stale postings are skipped at query time and dropped when a term's list is more
 // than half stale.
 import SearchableMap from 'minisearch/SearchableMap';
-import { compoundTails, termOf, words, type QueryWord } from './analysis.js';
+import { compoundTails, fold, termOf, words, type QueryWord } from './analysis.js';
 import { PostingsPool } from './postingsPool.js';
 import { TermLists } from './termLists.js';
 import { TextMatcher, type TextMatches } from './textMatch.js';
@@ -24,6 +24,8 @@ export interface DocText {
   weights: readonly number[];
 }
 
+/** Spellings remembered for typo lookups (a spelling whose term left every document is skipped). */
+const SPELLING_LIMIT = 500_000;
 /** Words remembered per language: a catalogue repeats a small vocabulary very often. */
 const WORD_CACHE_LIMIT = 200_000;
 /** Term ids freed and held back from reuse until the word caches are cleared (each an empty postings list meanwhile). */
@@ -42,6 +44,8 @@ type WordIds = number | { id: number; tails: number[] };
 export class TextIndex {
   /** Term → id: the radix tree for fuzzy and prefix lookups, a hash map for the exact ones indexing makes. */
   private readonly dict = new SearchableMap<number>();
+  /** Folded words as written → their term: typo lookups on the words documents hold (textMatch.ts). */
+  private readonly spelled = new SearchableMap<string>();
   private readonly termIds = new Map<string, number>();
   private readonly postings = new PostingsPool();
   /**
@@ -211,7 +215,12 @@ export class TextIndex {
     const known = cache.get(word);
     if (known !== undefined && this.live(known)) return known;
     const tails = compoundTails(word, language);
-    const id = this.termId(termOf(word, language));
+    const term = termOf(word, language);
+    const id = this.termId(term);
+    // Bounded: past the limit it starts over (a spelling seen again is added again; typo
+    // lookups fall back to the terms meanwhile).
+    if (this.spelled.size >= SPELLING_LIMIT) this.spelled.clear();
+    this.spelled.set(fold(word), term);
     const ids: WordIds = tails.length > 0 ? { id, tails: tails.map((t) => this.termId(t)) } : id;
     // A bounded cache: start over rather than grow without end on an open vocabulary.
     if (cache.size >= WORD_CACHE_LIMIT) cache.clear();
@@ -236,6 +245,10 @@ export class TextIndex {
   }
 
   /** What the matcher reads: the dictionary, the postings, each document's live generation, the live count. */
+  get spellings(): SearchableMap<string> {
+    return this.spelled;
+  }
+
   get dictionary(): SearchableMap<number> {
     return this.dict;
   }

@@ -37,6 +37,8 @@ export interface TextMatches {
 /** What the matcher reads of its index. */
 export interface MatchedIndex {
   readonly dictionary: SearchableMap<number>;
+  /** Folded words as documents spell them → their term (for typo lookups). */
+  readonly spellings: SearchableMap<string>;
   readonly postingLists: PostingsPool;
   /** Per document: its live generation (postings of another are stale). */
   readonly generations: Int32Array;
@@ -181,6 +183,15 @@ export class TextMatcher {
         const edits = Math.min(word.fuzzy, typoBudget(term));
         if (edits === 0) continue;
         for (const [, [id, distance]] of this.index.dictionary.fuzzyGet(term, edits)) offer(id, FUZZY_FACTOR[distance] ?? 0.3);
+      }
+      // And the words as documents spell them: a typo can move a stem further than the word
+      // ("heckenschehre" is one edit from "heckenschere", three from its stem "heckensch").
+      const typed = word.terms[0];
+      if (word.fuzzy > 0) {
+        for (const [, [term, distance]] of this.index.spellings.fuzzyGet(typed, word.fuzzy)) {
+          const id = this.index.dictionary.get(term);
+          if (id !== undefined && this.index.postingLists.df[id] > 0) offer(id, FUZZY_FACTOR[distance] ?? 0.3);
+        }
       }
     }
     for (const prefix of word.prefixes) {
