@@ -10,6 +10,7 @@ import { createLogger } from '../../src/log.js';
 import { RedisQueryEngine } from '../../src/search/redisQuery/engine.js';
 import { searchWrites } from '../../src/search/index.js';
 import { parseInfoReply } from '../../src/search/redisQuery/replies.js';
+import { IndexRouter } from '../../src/search/redisQuery/router.js';
 import { collectionOf, hasQueryEngine, type IndexOptions } from '../../src/search/redisQuery/schema.js';
 import { ServingModels } from '../../src/search/servingModels.js';
 import { connectRedis } from '../../src/store/redis.js';
@@ -24,7 +25,7 @@ export async function openQueryEngineColumn(undo: Undo, url: string): Promise<Co
   const store = connectRedis(url);
   await store.connect();
   undo(() => void store.disconnect());
-  if (!(await hasQueryEngine(store))) {
+  if (!(await hasQueryEngine(new IndexRouter(store)))) {
     throw new Error(`BENCH_REDIS_URL=${url} has no search module (FT.CREATE with a TEXT field failed): point it at Redis Stack, Redis 8, or a redis-server started with --loadmodule redisearch.so`);
   }
   const usedBefore = await usedMemory(store);

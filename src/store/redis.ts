@@ -6,6 +6,7 @@ import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
 import type { RedisTarget } from '../config.js';
 import type { ScriptCommands } from './scripts.js';
 import { readHashesCall } from './scriptCalls.js';
+import { UnavailableError } from './unavailableError.js';
 
 const LUA_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
 
@@ -131,6 +132,7 @@ export async function readHashes(redis: Store, hashKeys: string[], fields: reado
 /** True for errors that mean Redis cannot be reached (as opposed to a bad command). */
 export function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  if (error instanceof UnavailableError) return true;
   const code = (error as NodeJS.ErrnoException).code;
   return (
     error.name === 'MaxRetriesPerRequestError' ||

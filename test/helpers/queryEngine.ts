@@ -1,5 +1,6 @@
 // Whether a Redis server with the Query Engine (RediSearch) is there to test against: the suites
 // that need one run against REDIS_URL (`npm run test:rqe`) and are skipped, with this line, without.
+import { IndexRouter } from '../../src/search/redisQuery/router.js';
 import { hasQueryEngine } from '../../src/search/redisQuery/schema.js';
 import { connectRedis } from '../../src/store/redis.js';
 
@@ -10,7 +11,7 @@ export async function searchModuleAt(url: string): Promise<boolean> {
   const redis = connectRedis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
   try {
     await redis.connect();
-    return await hasQueryEngine(redis);
+    return await hasQueryEngine(new IndexRouter(redis));
   } catch {
     return false;
   } finally {

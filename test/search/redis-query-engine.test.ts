@@ -15,7 +15,9 @@ import { VectorRepository } from '../../src/store/vectors.js';
 import { searchModuleAt, SKIP_WITHOUT_QUERY_ENGINE } from '../helpers/queryEngine.js';
 import { startStack, type Stack } from '../helpers/stack.js';
 import { ServingModels } from '../../src/search/servingModels.js';
-import { collectionOf, dropOtherModelIndexes, PROJECTION_VERSION, TenantIndexes } from '../../src/search/redisQuery/schema.js';
+import { IndexRouter } from '../../src/search/redisQuery/router.js';
+import { collectionOf, dropOtherModelIndexes, PROJECTION_VERSION } from '../../src/search/redisQuery/schema.js';
+import { TenantIndexes } from '../../src/search/redisQuery/tenantIndexes.js';
 import { parseInfoReply } from '../../src/search/redisQuery/replies.js';
 import {
   DIM, MODEL, SEARCH_PRODUCTS, axis, keysOf, openDomain, productSearch, sorted, uniqueSlug, within, writeCatalogue,
@@ -90,7 +92,7 @@ if (!available) {
       const tenantId = await tenant(projecting);
       assert.equal(await redis.get(keys.searchProjection(tenantId)), queryEngineProjection.version);
       const indexes = (await redis.call('FT._LIST')) as string[];
-      assert.equal(indexes.filter((name) => name.startsWith(keys.searchIndex(tenantId, ''))).length, 2, 'products and entries');
+      assert.equal(indexes.filter((name) => name.startsWith(keys.searchIndex(tenantId, ''))).length, 3, 'products, their vectors, entries');
       projected.length = 0;
       const e = await engine();
       const site = await projecting.services.sites.create(tenantId, { slug: 'shop', name: 'Shop', language: 'en' });
@@ -99,7 +101,7 @@ if (!available) {
       assert.ok(!projected.includes(tenantId));
     });
 
-    test('an unchanged sync never re-indexes the product; a change does', async (t) => {
+    test('an unchanged sync never re-indexes the product; a change does; a change of price or rating never re-indexes its vectors', async (t) => {
       const e = await engine();
       const tenantId = await tenant(projecting);
       const site = await projecting.services.sites.create(tenantId, { slug: 'shop', name: 'Shop', language: 'en' });
@@ -114,10 +116,17 @@ if (!available) {
       assert.equal((await upsert()).result, 'unchanged');
       assert.equal(await internalId(), before, 'the sync time was recorded without touching the indexed hash');
       assert.ok(await redis.hget(keys.productsSynced(tenantId), id), 'the sync time is recorded');
+      const vectors = collectionOf('productVectors', tenantId, { modelId: MODEL, dimension: DIM });
+      const vectorId = () => redis.call('FT.DEBUG', 'DOCIDTOID', vectors.index, vectors.prefix + id).then(String);
+      const vectorBefore = await vectorId();
       assert.equal((await upsert({ price_current: '35.00' })).result, 'updated');
       assert.notEqual(await internalId(), before, 'a change is indexed');
       const cheap = await e.searchProducts(tenantId, productSearch({ query: 'backpack', filters: { priceMax: 36 } }));
       assert.deepEqual(cheap.hits.map((h) => h.id), [id], 'the new price is searched');
+      const rated = await internalId();
+      assert.equal((await upsert({ price_current: '35.00', rating_average: '4.5' })).result, 'updated');
+      assert.equal(await internalId(), rated, 'a rating is no search field: the search hash is left alone');
+      assert.equal(await vectorId(), vectorBefore, 'the vector hash was not indexed again');
     });
 
     test("a deleted site's products leave search at once, before the purge", async () => {
@@ -184,30 +193,30 @@ if (!available) {
       const stored = await redis.zcard(keys.products(tenantId));
       // Another model: indexes the tenant does not have yet.
       const options = { modelId: `read-test-${tenantId.slice(0, 8)}`, dimension: DIM };
-      const c = collectionOf('product', tenantId, options);
+      const c = collectionOf('productVectors', tenantId, options);
       const indexed = async () => Number(parseInfoReply(await redis.call('FT.INFO', c.index)).get('num_docs'));
       try {
-        await new TenantIndexes(redis, options).ensure(tenantId);
+        await new TenantIndexes(redis, new IndexRouter(redis), options).ensure(tenantId);
         await within(30_000, 'the new index has read the stored products', async () => (await indexed()) === stored, 50);
         await within(30_000, 'the read is no longer owed', async () => (await redis.exists(c.owed)) === 0, 50);
 
         // The index created, then the process gone before the read: the index exists, the read is owed.
         await redis.call('FT.DROPINDEX', c.index);
         await redis.set(c.owed, '1');
-        await new TenantIndexes(redis, options).createEmpty(tenantId);
+        await new TenantIndexes(redis, new IndexRouter(redis), options).createEmpty(tenantId);
         assert.equal(await indexed(), 0, 'created without reading anything');
-        await new TenantIndexes(redis, options).ensure(tenantId);
+        await new TenantIndexes(redis, new IndexRouter(redis), options).ensure(tenantId);
         await within(30_000, 'the next process has read the stored products', async () => (await indexed()) === stored, 50);
         await within(30_000, 'the read is no longer owed', async () => (await redis.exists(c.owed)) === 0, 50);
         // A filled index is taken as it is: nothing is written again (a document indexed again gets a new internal id).
         const [first] = await redis.zrange(keys.products(tenantId), '0', '0');
         const internalId = () => redis.call('FT.DEBUG', 'DOCIDTOID', c.index, c.prefix + first).then(String, () => null);
         const before = await internalId();
-        await new TenantIndexes(redis, options).ensure(tenantId);
+        await new TenantIndexes(redis, new IndexRouter(redis), options).ensure(tenantId);
         assert.equal(await redis.exists(c.owed), 0);
         if (before !== null) assert.equal(await internalId(), before);
       } finally {
-        await dropOtherModelIndexes(redis, tenantId, [MODEL]);
+        await dropOtherModelIndexes(new IndexRouter(redis), tenantId, [MODEL]);
       }
       assert.equal(await redis.exists(c.owed), 0, 'dropping an index drops its owed read too');
     });

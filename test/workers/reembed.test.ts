@@ -107,7 +107,7 @@ test('the workers of another model embed every document again; the new model bec
     for (const id of Object.values(products)) {
       const hash = await client.hgetallBuffer(keys.product(t.tenant.id, id));
       assert.equal(hash.embedding_model.toString(), idB);
-      assert.ok(hash[vectorField(idB, 'description')]?.length, 'the new vectors are there');
+      assert.ok((await client.hgetBuffer(keys.productVectors(t.tenant.id, id), vectorField(idB, 'description')))?.length, 'the new vectors are there');
     }
     assert.equal(await client.hget(keys.entry(t.tenant.id, entry), 'embedding_model'), idB);
     // Search ranks by the new vectors: model A's directory can go.
@@ -123,9 +123,9 @@ test('the workers of another model embed every document again; the new model bec
   }
 });
 
-/** The vector fields (`v:*`) of the tenant's products and its entry, by document. */
+/** The vector fields (`v:*`) of the tenant's products (their vector hashes) and its entry, by document. */
 async function vectorFields(client: Awaited<ReturnType<Stack['client']>>): Promise<string[][]> {
-  const hashes = [...Object.values(products).map((id) => keys.product(t.tenant.id, id)), keys.entry(t.tenant.id, entry)];
+  const hashes = [...Object.values(products).map((id) => keys.productVectors(t.tenant.id, id)), keys.entry(t.tenant.id, entry)];
   return Promise.all(hashes.map(async (key) => (await client.hkeys(key)).filter((f) => f.startsWith('v:')).sort()));
 }
 
@@ -156,7 +156,7 @@ test('once the new model is the tenant’s, the vectors search no longer reads g
     assert.deepEqual([res.status, res.body.hits[0]?.id, res.body.semantic_fallback], [200, products.leash, null], res.text);
 
     // Vectors of texts ranking does not use (an earlier build's properties vector) go when workers start.
-    const leash = keys.product(t.tenant.id, products.leash);
+    const leash = keys.productVectors(t.tenant.id, products.leash);
     await client.hset(leash, vectorField(idB, 'properties'), Buffer.alloc(16));
     const third = await startStack(onnx(modelB), { redis: url });
     try {
