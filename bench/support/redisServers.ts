@@ -67,6 +67,20 @@ export async function openPrivateRedis(undo: Undo, name: string, { cluster = fal
   };
 }
 
+/**
+ * The server with the search module a benchmark's Query Engine column runs on: BENCH_REDIS_URL, or
+ * a private one started from BENCH_QE_REDIS_SERVER and BENCH_QE_MODULE; null (no such column) without.
+ */
+export async function queryEngineServer(undo: Undo): Promise<string | null> {
+  const { BENCH_REDIS_URL: url, BENCH_QE_REDIS_SERVER: server, BENCH_QE_MODULE: module } = process.env;
+  if (url || !server || !module) return url || null;
+  const dir = mkdtempSync(join(tmpdir(), 'kcs-bench-qe-'));
+  undo(() => rmSync(dir, { recursive: true, force: true }));
+  const redis = await startEmbeddedRedis(dir, { persist: false, server, module });
+  undo(() => redis.stop());
+  return redis.url;
+}
+
 /** Removes a tenant from a shared server: its search indexes with their documents, its other keys, its slug. The keys removed. */
 export async function dropTenant(store: Store, slug: string): Promise<number> {
   const tenantId = await store.hget(keys.tenantSlugs, slug);

@@ -36,8 +36,8 @@ export interface ColumnParts {
   readyTargetMs: number | null;
   /** Prints and notes what the written catalogue takes on the Redis server. */
   reportMemory(summary: Summary): Promise<void>;
-  /** An engine over the stored catalogue; notes its build. */
-  buildEngine(summary: Summary): Promise<SearchEngine>;
+  /** An engine over the stored catalogue; notes its build (`rebuild` false: the Query Engine's indexes are taken as they are). */
+  buildEngine(summary: Summary, options?: { rebuild: boolean }): Promise<SearchEngine>;
   /** KCS_SEARCH_ENGINE of this column's `kcs serve` processes. */
   searchEngine: 'builtin' | 'redis';
 }

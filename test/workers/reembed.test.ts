@@ -15,12 +15,14 @@ import { keys } from '../../src/store/keys.js';
 import { vectorField } from '../../src/store/vectors.js';
 import { waitEmbedded } from '../helpers/embedding.js';
 import { writeOnnxTestModel } from '../helpers/onnxModel.js';
-import { startStack, type Stack, type TenantFixture } from '../helpers/stack.js';
+import { IndexRouter } from '../../src/search/redisQuery/router.js';
+import type { RedisAt } from '../../src/store/redis.js';
+import { sharedRedis, startStack, type Stack, type TenantFixture } from '../helpers/stack.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kcs-reembed-'));
 // A private server, or the run's server with the Query Engine (`npm run test:rqe`): fresh tenants there.
 let redis: EmbeddedRedis | null = null;
-let url: string;
+let url: RedisAt;
 let first: Stack;
 let second: Stack | null = null;
 let t: TenantFixture;
@@ -35,7 +37,8 @@ const products: Record<string, string> = {};
 let entry = '';
 
 before(async () => {
-  if (process.env.KCS_TEST_REDIS_URL) url = process.env.KCS_TEST_REDIS_URL;
+  const shared = sharedRedis();
+  if (shared) url = shared;
   else url = (redis = await startEmbeddedRedis(join(root, 'redis'), { persist: false })).url;
   first = await startStack(onnx(modelA), { redis: url });
   t = await first.tenant();
@@ -145,7 +148,7 @@ test('once the new model is the tenant’s, the vectors search no longer reads g
     }
     // The maintenance job drops the old model's indexes after its vectors (workers/maintenance.ts).
     for (const deadline = Date.now() + 30_000; ; await delay(100)) {
-      const indexes = await client.call('FT._LIST').then((names) => names as string[], () => null);
+      const indexes = await new IndexRouter(client).call(t.tenant.id, ['FT._LIST']).then((names) => names as string[], () => null);
       if (!indexes) break;
       const ofTenant = indexes.filter((name) => name.startsWith(keys.searchIndex(t.tenant.id, '')));
       const dropped = ofTenant.length > 0 && ofTenant.every((name) => !name.includes(idA.replace(/[^\w.-]/g, '_')));
