@@ -78,8 +78,9 @@ export async function setUpTenant(services: Services, slug: string): Promise<Ben
   const user = await services.users.create(tenant.id, { email: 'bench@bench.test', name: 'Bench' });
   const { key } = await services.apiKeys.create(tenant.id, { userId: user.id, name: 'bench', scopes: [...SCOPES] });
   const siteIds: string[] = [];
+  // The first site (the tenant's default: the language of a search without one) is English.
   for (let s = 0; s < SITES; s++) {
-    siteIds.push((await services.sites.create(tenant.id, { slug: siteSlug(s), name: `Shop ${s}`, language: s % 7 === 0 ? 'de' : 'en' })).id);
+    siteIds.push((await services.sites.create(tenant.id, { slug: siteSlug(s), name: `Shop ${s}`, language: s % 7 === 6 ? 'de' : 'en' })).id);
   }
   return { id: tenant.id, slug, key, siteIds };
 }

@@ -13,7 +13,6 @@ export const QUERY_ENGINE = Boolean(process.env.BENCH_REDIS_URL || (process.env.
 export const BUILTIN = process.env.BENCH_ENGINES !== 'redis-query-engine';
 /** BENCH_STAGES=100000,1000000: the catalogue grown in stages, every measurement taken at each (default: PRODUCTS at once). */
 export const STAGES = (process.env.BENCH_STAGES || String(PRODUCTS)).split(',').map((n) => Number(n.replaceAll('_', '')));
-
 export const SITES = 100;
 export const DIM = 512;
 export const CLUSTERS = 200;

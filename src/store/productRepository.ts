@@ -97,16 +97,18 @@ export class ProductRepository {
     return (await this.getMany(tenantId, [id]))[0];
   }
 
-  /** Records of many products in one round trip (null where missing). */
+  /**
+   * Records of many products in one round trip (null where missing): auto-pipelined on one server;
+   * on a cluster one command each, so that none reads a key as missing while the slot migrates
+   * (store/redis.ts openClient).
+   */
   async getMany(tenantId: string, ids: string[]): Promise<(ProductRecord | null)[]> {
     if (ids.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hmget(keys.product(tenantId, id), ...RECORD_FIELDS);
-    pipeline.hmget(keys.productsSynced(tenantId), ...ids);
-    const results = (await pipeline.exec()) ?? [];
-    for (const [error] of results) if (error) throw error;
-    const synced = results[ids.length][1] as (string | null)[];
-    return ids.map((_, i) => toRecord(results[i][1] as (string | null)[], synced[i]));
+    const [records, synced] = await Promise.all([
+      Promise.all(ids.map((id) => this.redis.hmget(keys.product(tenantId, id), ...RECORD_FIELDS))),
+      this.redis.hmget(keys.productsSynced(tenantId), ...ids),
+    ]);
+    return ids.map((_, i) => toRecord(records[i], synced[i]));
   }
 
   /** Parent product ids for (site, parent external_id) pairs, resolved now: a parent may arrive after its variants. */
@@ -114,10 +116,9 @@ export class ProductRepository {
     const wanted = pairs.map((p, i) => ({ ...p, i })).filter((p) => p.parentExternalId);
     const out: (string | null)[] = pairs.map(() => null);
     if (wanted.length === 0) return out;
-    const pipeline = this.redis.pipeline();
-    for (const p of wanted) pipeline.hget(keys.siteExternalIds(tenantId, p.siteId), p.parentExternalId!);
-    const results = (await pipeline.exec()) ?? [];
-    wanted.forEach((p, k) => (out[p.i] = (results[k][1] as string | null) ?? null));
+    // One command each, as getMany.
+    const results = await Promise.all(wanted.map((p) => this.redis.hget(keys.siteExternalIds(tenantId, p.siteId), p.parentExternalId!)));
+    wanted.forEach((p, k) => (out[p.i] = results[k]));
     return out;
   }
 
