@@ -58,10 +58,9 @@ async function main(undo: Undo): Promise<number> {
     if (!projection) continue;
     // Each product as an earlier layout left it (no search hash, no search fields beside its vectors; not timed), then the job.
     const unproject = "for _, id in ipairs(ARGV) do redis.call('DEL', KEYS[1] .. id); redis.call('HDEL', KEYS[2] .. id, '_d', unpack(KEYS, 3)) end";
-    const vectorFields = VECTOR_FILTER_FIELDS.map((name) => `f:${name}`);
-    for (let i = 0; i < PRODUCTS; i += 500) {
-      await column.store.eval(unproject, 2 + vectorFields.length, keys.productSearch(column.tenant.id, ''), keys.productVectors(column.tenant.id, ''), ...vectorFields, ...column.ids.slice(i, i + 500));
-    }
+    const prefixes = [keys.productSearch(column.tenant.id, ''), keys.productVectors(column.tenant.id, ''), ...VECTOR_FILTER_FIELDS.map((name) => `f:${name}`)];
+    for (let i = 0; i < PRODUCTS; i += 500) await column.store.eval(unproject, prefixes.length, ...prefixes, ...column.ids.slice(i, i + 500));
+    await column.settle?.();
     await writeStep([column], PRODUCTS, summary, 'projection job over the stored catalogue (an earlier layout\'s)', async (_, from) => {
       if (from === 0) await new ProjectionBackfill(column.store, projection).run(column.tenant.id);
     });

@@ -54,11 +54,9 @@ async function main(undo: Undo): Promise<number> {
   const moduleUrl = await queryEngineServer(undo);
   if (moduleUrl) columns.push(await openQueryEngineColumn(undo, moduleUrl));
   if (columns.length === 0) return (console.log('bench:search: BENCH_ENGINES=redis-query-engine needs BENCH_REDIS_URL, or BENCH_QE_REDIS_SERVER and BENCH_QE_MODULE; skipped'), 0);
-  console.log(
-    `bench:search  ${availableParallelism()} cores, Node ${process.version}; ${columns.map((c) => c.heading).join(' vs ')}\n` +
-      `${STAGES.map((n) => n.toLocaleString('en')).join(', then ')} products over ${SITES} sites (${Math.round(GERMAN * 100)}% German), ${DIM}-d vectors in ${CLUSTERS} clusters, ` +
-      `${Math.round(ANCHORS * 100)}% with an anchor vector; ${QUERIES.toLocaleString('en')} engine queries per set, ${RECALL_QUERIES} recall queries per case`,
-  );
+  console.log(`bench:search  ${availableParallelism()} cores, Node ${process.version}; ${columns.map((c) => c.heading).join(' vs ')}\n` +
+    `${STAGES.map((n) => n.toLocaleString('en')).join(', then ')} products over ${SITES} sites (${Math.round(GERMAN * 100)}% German), ${DIM}-d vectors in ${CLUSTERS} clusters, ` +
+    `${Math.round(ANCHORS * 100)}% with an anchor vector; ${QUERIES.toLocaleString('en')} engine queries per set, ${RECALL_QUERIES} recall queries per case`);
   if (!moduleUrl) console.log('redis-query-engine column skipped: set BENCH_REDIS_URL (a server with the search module), or BENCH_QE_REDIS_SERVER and BENCH_QE_MODULE');
 
   const write = catalogueWriter(columns, PRODUCTS, summary);
@@ -67,7 +65,7 @@ async function main(undo: Undo): Promise<number> {
     summary.prefix = STAGES.length > 1 ? `${stage.toLocaleString('en')} products: ` : '';
     console.log(`\n0. the catalogue, written through the domain path into each server${summary.prefix ? `, up to ${stage.toLocaleString('en')} products` : ''}`);
     const queries = await inProcess(columns, summary, await write(stage));
-    // The catalogue's big arrays are garbage now: the load generator runs with a small heap.
+    // The queries' garbage goes first: the load generator runs with a small heap.
     gc();
     console.log(`\n2. over HTTP: POST ${PATH}, ${SECONDS} s per run after ${WARMUP_SECONDS} s warm-up, limit 20 (hits carry their products)`);
     for (const column of columns) runs.push(...(await overHttp(column, queries, undo, summary)));

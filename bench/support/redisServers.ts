@@ -114,8 +114,8 @@ async function infoSum(store: Store, section: string, fields: string[]): Promise
 /** used_memory of the server; of a cluster, summed over its masters (their replicas hold copies). */
 export const usedMemory = (store: Store) => infoSum(store, 'memory', ['used_memory']);
 
-/** The server's own CPU seconds (INFO cpu; a cluster's masters summed): right for a server on another machine too. */
-export const serverCpuSeconds = (store: Store) => infoSum(store, 'cpu', ['used_cpu_user', 'used_cpu_sys']);
+/** The server's own CPU seconds with its children's (a fork's: the search module's garbage collection), INFO cpu, a cluster's masters summed. */
+export const serverCpuSeconds = (store: Store) => infoSum(store, 'cpu', ['used_cpu_user', 'used_cpu_sys', 'used_cpu_user_children', 'used_cpu_sys_children']);
 
 /** "Redis 7.4.1" or "Redis Cluster, 3 masters, redis-server 7.0.15", with its search module when loaded ("…, RediSearch 2.10.32"). */
 export async function describeServer(store: Store): Promise<string> {

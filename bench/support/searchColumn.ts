@@ -38,6 +38,8 @@ export interface ColumnParts {
   reportMemory(summary: Summary): Promise<void>;
   /** An engine over the stored catalogue; notes its build (`rebuild` false: the Query Engine's indexes are taken as they are). */
   buildEngine(summary: Summary, options?: { rebuild: boolean }): Promise<SearchEngine>;
+  /** Waits for the server's work on the writes so far (the Query Engine's garbage collection), so that a step's CPU includes it. */
+  settle?(): Promise<void>;
   /** KCS_SEARCH_ENGINE of this column's `kcs serve` processes. */
   searchEngine: 'builtin' | 'redis';
 }
