@@ -1,7 +1,8 @@
-// The Redis Query Engine adapter (RediSearch: Redis Stack, Redis 8). Each tenant has one FT index per
-// collection over the document hashes themselves (schema.ts), whose search fields every document
-// write stores in the same atomic step (projection.ts). So a write is searchable in every process
-// the moment it is answered, and a serve process has nothing to read or follow at start.
+// The Redis Query Engine adapter (RediSearch: Redis Stack, Redis 8). Each tenant has FT indexes over
+// its documents' search fields (schema.ts), which every document write stores in the same atomic
+// step (projection.ts), on the master that holds the tenant's documents (router.ts). So a write is
+// searchable in every process the moment it is answered, and a serve process has nothing to read
+// or follow at start.
 //
 // Keyword ranking is the server's BM25 over kcs's own analysis; a word the index does not know gets
 // typo variants, the last word matches as a prefix; KNN runs with pre-filters and is sorted by

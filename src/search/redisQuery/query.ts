@@ -68,10 +68,6 @@ export function productFilterParts(f: ProductFilters, purgingSites: readonly str
   return { stable: all(...parts), volatile: all(...volatile) };
 }
 
-export function productFilter(f: ProductFilters, purgingSites: readonly string[]): string {
-  const { stable, volatile } = productFilterParts(f, purgingSites);
-  return all(stable, volatile);
-}
 
 /** The read rules of GET: the visibilities below the ceiling, the reader's own personal entries, expiry. */
 export function accessFilter(a: EntryAccess): string {
