@@ -7,8 +7,9 @@
 -- single write (never a bulk one) adds its audit event.
 -- KEYS: 1 change stream, 2 tenant translation-group hash, 3 tenant zset, 4 site zset,
 --       5 site external_id hash, 6 synced hash, 7 item digest hash, 8 embedding status counts,
---       9 job results (lib/jobResults), 10 job counts hash (9 and 10 only with a job), then
---       product hashes and language/category zsets, referred to by position from the rows
+--       9 job results (lib/jobResults), 10 job counts hash (9 and 10 only with a job), then product
+--       hashes (with their search and vector hashes) and language/category zsets, referred to by
+--       position from the rows
 -- ARGV: 1 stream maxlen, 2 synced-at, 3 job ('1' | '0'), 4 position of the three audit stream keys
 --   ('0' = no audit event; else the call writes one product and 5.. hold its event, store/audit.ts),
 --   then the rows: one MessagePack array of strings (store/packedRows.ts), 17 values per product
