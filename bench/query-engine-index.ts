@@ -3,7 +3,8 @@
 //   BENCH_REDIS_URL=redis://… npm run bench:query-engine-index
 //   BENCH_PRODUCTS (default 20,000): the tenant's products; BENCH_OTHER_KEYS (default 1,000,000):
 //   small hashes of no tenant beside them.
-// kcs (schema.ts TenantIndexes) creates the index with SKIPINITIALSCAN and writes the tenant's
+// kcs (tenantIndexes.ts TenantIndexes) creates the index (of the products' vectors under a new
+// model, over their vector hashes) with SKIPINITIALSCAN and writes the tenant's
 // documents again where the server holds more than WRITE_AGAIN_SHARE keys per document, else lets
 // the server scan; the baseline, in the same run, is the same index created with the server's
 // initial scan (the plain way to create it), which reads the whole keyspace. Each is timed until the
@@ -12,7 +13,9 @@ import { createServices } from '../src/app.js';
 import type { ProductInput } from '../src/domain/products.js';
 import { searchWrites } from '../src/search/index.js';
 import { parseInfoReply } from '../src/search/redisQuery/replies.js';
-import { collectionOf, hasQueryEngine, schema, TenantIndexes, WRITE_AGAIN_SHARE, type IndexOptions } from '../src/search/redisQuery/schema.js';
+import { IndexRouter } from '../src/search/redisQuery/router.js';
+import { collectionOf, createIndexArgs, hasQueryEngine, type IndexOptions } from '../src/search/redisQuery/schema.js';
+import { TenantIndexes, WRITE_AGAIN_SHARE } from '../src/search/redisQuery/tenantIndexes.js';
 import { connectRedis, type Store } from '../src/store/redis.js';
 import { product } from './support/catalogue.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
@@ -34,7 +37,7 @@ async function main(undo: Undo): Promise<number> {
   const store = connectRedis(url);
   await store.connect();
   undo(() => void store.disconnect());
-  if (!(await hasQueryEngine(store))) throw new Error(`BENCH_REDIS_URL=${url} has no search module`);
+  if (!(await hasQueryEngine(new IndexRouter(store)))) throw new Error(`BENCH_REDIS_URL=${url} has no search module`);
   const run = Date.now().toString(36);
   const slug = `bench-index-${run}`;
   undo(async () => console.log(`dropped the benchmark tenant ${slug} and ${await dropTenant(store, slug)} of its keys`));
@@ -73,12 +76,12 @@ ${rows.join('\n')}
   return 0;
 }
 
-/** Seconds until a new products index of `options` holds every product: made by kcs, or (`initialScan`) by the server's scan. */
+/** Seconds until a new product vectors index of `options` holds every product: made by kcs, or (`initialScan`) by the server's scan. */
 async function timeIndex(store: Store, tenantId: string, options: IndexOptions, initialScan: boolean): Promise<number> {
-  const c = collectionOf('product', tenantId, options);
+  const c = collectionOf('productVectors', tenantId, options);
   const started = performance.now();
-  if (initialScan) await store.call('FT.CREATE', c.index, 'ON', 'HASH', 'PREFIX', '1', c.prefix, 'STOPWORDS', '0', 'SCHEMA', ...schema(c, options));
-  else await new TenantIndexes(store, options).ensure(tenantId);
+  if (initialScan) await store.call(...(createIndexArgs(c, options, { scan: true }) as [string, ...string[]]));
+  else await new TenantIndexes(store, new IndexRouter(store), options).ensure(tenantId);
   for (;;) {
     const info = parseInfoReply(await store.call('FT.INFO', c.index));
     if (Number(info.get('num_docs')) >= PRODUCTS && Number(info.get('indexing')) === 0 && (await store.exists(c.owed)) === 0) break;

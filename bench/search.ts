@@ -14,10 +14,12 @@
 //      of hits reads).
 //
 //   npm run bench:search                         100,000 products, 2,000 queries per set, built-in engine only
-//   BENCH_REDIS_URL=redis://… npm run bench:search   both engines: the Query Engine on that server (it needs the
-//                                                 search module); one tenant `bench-<time>` is written there and
-//                                                 dropped at the end
+//   BENCH_REDIS_URL=redis://… npm run bench:search   both engines: the Query Engine on that server (with the search
+//                                                 module; a tenant `bench-<time>` is written there, dropped at the end),
+//                                                 or on a private one of BENCH_QE_REDIS_SERVER with BENCH_QE_MODULE
 //   BENCH_CLUSTER=1 ...                          the built-in engine's column on a private 6-node Redis Cluster
+//   npm run bench:million                        the Query Engine alone (BENCH_ENGINES), grown to 100,000, then
+//                                                 1,000,000 products (BENCH_STAGES), measured at each
 //   BENCH_PRODUCTS=5000 BENCH_SECONDS=2 ...      a quick look
 //   BENCH_QUERIES=… BENCH_RECALL_QUERIES=…       queries per set (2,000), recall queries per case (300)
 //   BENCH_CPU_PROF=<dir> ...                     CPU profiles of the serve children
@@ -27,10 +29,11 @@
 import { availableParallelism } from 'node:os';
 import { gc } from './support/gc.js';
 import { noteOtherLoad, runBench, type Undo } from './support/harness.js';
+import { queryEngineServer } from './support/redisServers.js';
 import { openBuiltinColumn } from './support/searchBuiltinColumn.js';
-import { writeCatalogue } from './support/searchCatalogue.js';
+import { catalogueWriter, type Catalogued } from './support/searchCatalogue.js';
 import type { Column } from './support/searchColumn.js';
-import { ANCHORS, CLUSTERS, DIM, GERMAN, MODULE_REDIS_URL, PRODUCTS, QUERIES, RECALL_QUERIES, SECONDS, SITES, WARMUP_SECONDS } from './support/searchConfig.js';
+import { ANCHORS, BUILTIN, CLUSTERS, DIM, GERMAN, QUERIES, QUERY_ENGINE, RECALL_QUERIES, SECONDS, SITES, STAGES, WARMUP_SECONDS } from './support/searchConfig.js';
 import { measureEngine, redisFloor } from './support/searchEngineBench.js';
 import { overHttp, PATH, type HttpQueries } from './support/searchHttpBench.js';
 import { makePlan } from './support/searchQueries.js';
@@ -38,54 +41,51 @@ import { openQueryEngineColumn } from './support/searchQueryEngineColumn.js';
 import { latency, Summary } from './support/searchSummary.js';
 
 // The budget: data, writes, the build, the query sets, recall, two serve builds and 12 HTTP runs per
-// engine, with margin. The Query Engine's writes are slower (the server indexes inline), its queries
-// are round trips.
+// engine and stage, with margin. The Query Engine's writes are slower (the server indexes inline),
+// its queries are round trips.
+const PRODUCTS = Math.max(...STAGES);
 const perEngine = (writeSeconds: number, querySeconds: number) =>
-  PRODUCTS * writeSeconds + (QUERIES * 5 + RECALL_QUERIES * 2) * querySeconds + 12 * (SECONDS + WARMUP_SECONDS + 10);
-runBench('bench:search', (300 + perEngine(0.009, 0.02) + (MODULE_REDIS_URL ? perEngine(0.006, 0.03) : 0)) * 1000, main);
+  PRODUCTS * writeSeconds + STAGES.length * ((QUERIES * 5 + RECALL_QUERIES * 2) * querySeconds + 12 * (SECONDS + WARMUP_SECONDS + 10));
+runBench('bench:search', (300 + (BUILTIN ? perEngine(0.009, 0.02) : 0) + (QUERY_ENGINE ? perEngine(0.006, 0.03) : 0)) * 1000, main);
 
 async function main(undo: Undo): Promise<number> {
   const summary = new Summary();
-  const columns: Column[] = [await openBuiltinColumn(undo)];
-  if (MODULE_REDIS_URL) columns.push(await openQueryEngineColumn(undo, MODULE_REDIS_URL));
-  console.log(
-    `bench:search  ${availableParallelism()} cores, Node ${process.version}; ${columns.map((c) => c.heading).join(' vs ')}\n` +
-      `${PRODUCTS.toLocaleString('en')} products over ${SITES} sites (${Math.round(GERMAN * 100)}% German), ${DIM}-d vectors in ${CLUSTERS} clusters, ` +
-      `${Math.round(ANCHORS * 100)}% with an anchor vector; ${QUERIES.toLocaleString('en')} engine queries per set, ${RECALL_QUERIES} recall queries per case`,
-  );
-  if (!MODULE_REDIS_URL) {
-    console.log(
-      'redis-query-engine column skipped: set BENCH_REDIS_URL=redis://host:port to a Redis server with the search module ' +
-        '(Redis Stack, Redis 8, or redis-server --loadmodule redisearch.so) to compare it in the same run',
-    );
-  }
+  const columns: Column[] = BUILTIN ? [await openBuiltinColumn(undo)] : [];
+  const moduleUrl = await queryEngineServer(undo);
+  if (moduleUrl) columns.push(await openQueryEngineColumn(undo, moduleUrl));
+  if (columns.length === 0) return (console.log('bench:search: BENCH_ENGINES=redis-query-engine needs BENCH_REDIS_URL, or BENCH_QE_REDIS_SERVER and BENCH_QE_MODULE; skipped'), 0);
+  console.log(`bench:search  ${availableParallelism()} cores, Node ${process.version}; ${columns.map((c) => c.heading).join(' vs ')}\n` +
+    `${STAGES.map((n) => n.toLocaleString('en')).join(', then ')} products over ${SITES} sites (${Math.round(GERMAN * 100)}% German), ${DIM}-d vectors in ${CLUSTERS} clusters, ` +
+    `${Math.round(ANCHORS * 100)}% with an anchor vector; ${QUERIES.toLocaleString('en')} engine queries per set, ${RECALL_QUERIES} recall queries per case`);
+  if (!moduleUrl) console.log('redis-query-engine column skipped: set BENCH_REDIS_URL (a server with the search module), or BENCH_QE_REDIS_SERVER and BENCH_QE_MODULE');
 
-  const queries = await inProcess(columns, summary);
-  // The catalogue's big arrays are garbage now: the load generator runs with a small heap.
-  gc();
-  console.log(`\n2. over HTTP: POST ${PATH}, ${SECONDS} s per run after ${WARMUP_SECONDS} s warm-up, limit 20 (hits carry their products)`);
+  const write = catalogueWriter(columns, PRODUCTS, summary);
   const runs = [];
-  for (const column of columns) runs.push(...(await overHttp(column, queries, undo, summary)));
+  for (const stage of STAGES) {
+    summary.prefix = STAGES.length > 1 ? `${stage.toLocaleString('en')} products: ` : '';
+    console.log(`\n0. the catalogue, written through the domain path into each server${summary.prefix ? `, up to ${stage.toLocaleString('en')} products` : ''}`);
+    const queries = await inProcess(columns, summary, await write(stage));
+    // The queries' garbage goes first: the load generator runs with a small heap.
+    gc();
+    console.log(`\n2. over HTTP: POST ${PATH}, ${SECONDS} s per run after ${WARMUP_SECONDS} s warm-up, limit 20 (hits carry their products)`);
+    for (const column of columns) runs.push(...(await overHttp(column, queries, undo, summary)));
+  }
   noteOtherLoad(runs.map((r) => r.cpu));
 
-  summary.print(`measurement (${PRODUCTS.toLocaleString('en')} products)`, columns);
-  if (summary.problems.length > 0) {
-    console.error(`\nproblems:\n- ${summary.problems.join('\n- ')}`);
-    return 1;
-  }
-  return 0;
+  summary.print(`measurement (${STAGES.map((n) => n.toLocaleString('en')).join(', ')} products)`, columns);
+  if (summary.problems.length > 0) console.error(`\nproblems:\n- ${summary.problems.join('\n- ')}`);
+  return summary.problems.length > 0 ? 1 : 0;
 }
 
-/** Steps 0, 1 and 3: the catalogue written, each engine in turn built and measured alone, the baselines. */
-async function inProcess(columns: Column[], summary: Summary): Promise<HttpQueries> {
-  console.log('\n0. the catalogue, written through the domain path into each server');
-  const data = await writeCatalogue(columns, PRODUCTS, summary);
+/** Steps 1 and 3 over the catalogue written so far: what it takes in Redis, each engine in turn built and measured alone, the baselines. */
+async function inProcess(columns: Column[], summary: Summary, data: Catalogued): Promise<HttpQueries> {
   for (const column of columns) await column.reportMemory(summary);
   const plan = makePlan(data);
 
   console.log('\n1. engine time, in process (each engine called directly, one query after another)');
   for (const column of columns) {
-    const engine = await column.buildEngine(summary);
+    // The Query Engine's indexes are built again from the stored catalogue only in a run of one stage.
+    const engine = await column.buildEngine(summary, { rebuild: STAGES.length === 1 });
     try {
       await measureEngine(engine, column, plan, summary);
     } finally {

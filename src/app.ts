@@ -29,7 +29,7 @@ import { noSearchRefresh, type SearchRefresh } from './domain/searchRefresh.js';
 import { createEmbedder, createQueryModel } from './embed/index.js';
 import { QueryEmbedder } from './embed/queryEmbedder.js';
 import { QueryEmbedders } from './embed/queryEmbedders.js';
-import { createSearchEngine, indexOptionsOf, resolveSearchEngine, searchWrites, type SearchWrites } from './search/index.js';
+import { createSearchEngine, dropOldLayoutIndexes, indexOptionsOf, resolveSearchEngine, searchWrites, type SearchWrites } from './search/index.js';
 import type { EngineProgress } from './search/engine.js';
 import { SiteService } from './domain/sites.js';
 import { TenantService, UserService } from './domain/tenants.js';
@@ -179,7 +179,7 @@ export async function writeConfirmation(
 
 /** Brings stored data to the layout this code reads (store/layoutMigration.ts), before anything reads it. */
 export async function migrate(redis: Store, log: Logger): Promise<void> {
-  const moved = await migrateLayout(redis);
+  const moved = await migrateLayout(redis, { dropOldIndexes: (tenantId) => dropOldLayoutIndexes(redis, tenantId) });
   if (moved.tenants > 0) log.info(moved, 'stored data migrated to the current layout');
 }
 

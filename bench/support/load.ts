@@ -46,7 +46,6 @@ export async function load(options: autocannon.Options, watched: Record<string, 
 export const formatCpu = (cpu: Record<string, number>) =>
   Object.entries(cpu).map(([name, cores]) => `${name} ${(cores * 100).toFixed(0)}%`).join(', ');
 
-
 /** The figures of a run on one line. */
 export const describeLoad = (r: LoadResult) =>
   `${fmt(r.rps, 0).padStart(7)} req/s  p50 ${fmt(r.p50, 3)} ms  p99 ${fmt(r.p99, 3)} ms  non-2xx ${r.non2xx}  errors ${r.errors}  (CPU ${formatCpu(r.cpu)})`;

@@ -67,6 +67,20 @@ export async function openPrivateRedis(undo: Undo, name: string, { cluster = fal
   };
 }
 
+/**
+ * The server with the search module a benchmark's Query Engine column runs on: BENCH_REDIS_URL, or
+ * a private one started from BENCH_QE_REDIS_SERVER and BENCH_QE_MODULE; null (no such column) without.
+ */
+export async function queryEngineServer(undo: Undo): Promise<string | null> {
+  const { BENCH_REDIS_URL: url, BENCH_QE_REDIS_SERVER: server, BENCH_QE_MODULE: module } = process.env;
+  if (url || !server || !module) return url || null;
+  const dir = mkdtempSync(join(tmpdir(), 'kcs-bench-qe-'));
+  undo(() => rmSync(dir, { recursive: true, force: true }));
+  const redis = await startEmbeddedRedis(dir, { persist: false, server, module });
+  undo(() => redis.stop());
+  return redis.url;
+}
+
 /** Removes a tenant from a shared server: its search indexes with their documents, its other keys, its slug. The keys removed. */
 export async function dropTenant(store: Store, slug: string): Promise<number> {
   const tenantId = await store.hget(keys.tenantSlugs, slug);
@@ -100,8 +114,8 @@ async function infoSum(store: Store, section: string, fields: string[]): Promise
 /** used_memory of the server; of a cluster, summed over its masters (their replicas hold copies). */
 export const usedMemory = (store: Store) => infoSum(store, 'memory', ['used_memory']);
 
-/** The server's own CPU seconds (INFO cpu; a cluster's masters summed): right for a server on another machine too. */
-export const serverCpuSeconds = (store: Store) => infoSum(store, 'cpu', ['used_cpu_user', 'used_cpu_sys']);
+/** The server's own CPU seconds with its children's (a fork's: the search module's garbage collection), INFO cpu, a cluster's masters summed. */
+export const serverCpuSeconds = (store: Store) => infoSum(store, 'cpu', ['used_cpu_user', 'used_cpu_sys', 'used_cpu_user_children', 'used_cpu_sys_children']);
 
 /** "Redis 7.4.1" or "Redis Cluster, 3 masters, redis-server 7.0.15", with its search module when loaded ("…, RediSearch 2.10.32"). */
 export async function describeServer(store: Store): Promise<string> {

@@ -1,5 +1,6 @@
-// The search benchmark's catalogue, generated once and written batch by batch into every column's
-// server (the same products and vectors, in the same order), each write timed per server.
+// The search benchmark's catalogue, generated batch by batch and written into every column's server
+// (the same products and vectors, in the same order), each write timed per server; in one go, or
+// in stages that grow it (bench:search's BENCH_STAGES).
 //
 // Products go through the real domain path (createServices → products.upsertMany, batches of
 // 1,000, no embedding queue), vectors through VectorRepository.store. The vectors are synthetic:
@@ -20,8 +21,9 @@ import { clusteredVectors, nearby, randomCentroids } from './vectors.js';
 
 /** What the queries and the recall truth need of the catalogue, by row (the same on every server). */
 export interface Catalogued {
+  /** Rows written so far. */
   n: number;
-  /** The products as written, with their site numbers. */
+  /** The products as written, with their site numbers (kept only when asked for). */
   inputs: { site: number; input: ProductInput }[];
   site: Uint16Array;
   brand: Uint16Array;
@@ -38,58 +40,66 @@ export interface Catalogued {
   siteRows: number[][];
 }
 
-export async function writeCatalogue(columns: Column[], n: number, summary: Summary): Promise<Catalogued> {
+/** A writer of up to `capacity` rows: each call writes the rows from where the last one stopped up to `n`. */
+export function catalogueWriter(columns: Column[], capacity: number, summary: Summary, { keepInputs = false } = {}): (n: number) => Promise<Catalogued> {
   const catalogue = new Catalogue(new Rng(20240605), { sites: SITES, clusters: CLUSTERS, german: GERMAN, anchors: ANCHORS });
-  const d = {
-    n, site: new Uint16Array(n), brand: new Uint16Array(n), isEn: new Uint8Array(n), price: new Float32Array(n),
-    words: new Array<string[]>(n), lang: new Array<'en' | 'de'>(n),
-  };
-  const cluster = new Uint16Array(n);
-  const anchored = new Uint8Array(n);
-  const inputs: Catalogued['inputs'] = [];
-
-  for (let i = 0; i < n; i++) {
-    const p = catalogue.product(i);
-    d.site[i] = p.site;
-    d.brand[i] = p.brand;
-    cluster[i] = p.cluster;
-    d.isEn[i] = p.input.language === 'en' ? 1 : 0;
-    d.lang[i] = p.input.language as 'en' | 'de';
-    d.price[i] = p.price;
-    anchored[i] = p.input.similarity_text ? 1 : 0;
-    d.words[i] = queryableWords(`${p.input.title} ${p.input.category} ${p.input.description.split(' ', 12).join(' ')}`);
-    inputs.push({ site: p.site, input: p.input });
-  }
-  await writeStep(columns, n, summary, `write: products through upsertMany (batches of ${WRITE_BATCH.toLocaleString('en')})`, async (column, from, to) => {
-    const batch = inputs.slice(from, to).map((b) => ({ siteId: column.tenant.siteIds[b.site], input: b.input, source: 'bench' }));
-    const outcomes = await column.services.products.upsertMany(column.tenant.id, batch);
-    outcomes.forEach((o, k) => {
-      if (o.result !== 'created') throw new Error(`${column.engine}: product ${from + k}: ${o.result}, expected created`);
-      column.ids[from + k] = o.id;
-      column.textHash[from + k] = o.textHash;
-    });
-  });
-
-  // Vectors: a separate seed, so the texts above do not depend on the vector settings.
+  // Vectors: a separate seed, so the texts do not depend on the vector settings.
   const vrng = new Rng(7);
-  const centroids = randomCentroids(vrng, CLUSTERS, DIM);
-  const vectors = clusteredVectors(vrng, centroids, DIM, (i) => cluster[i], n, 1);
-  const named = Array.from({ length: n }, (_, i): Record<string, Float32Array> => ({
-    description: vectors.subarray(i * DIM, (i + 1) * DIM), ...(anchored[i] ? { anchor: nearby(vrng, vectors, i * DIM, DIM, 0.5) } : {}),
-  }));
-  await writeStep(columns, n, summary, 'write: vectors through VectorRepository.store', async (column, from, to) => {
-    const repo = new VectorRepository(column.store);
-    // Auto-pipelined by the connection: one batch is one round trip.
-    const stored = await Promise.all(named.slice(from, to).map((v, k) =>
-      repo.store(column.tenant.id, { kind: 'product', id: column.ids[from + k] }, { textHash: column.textHash[from + k], model: MODEL, vectors: v })));
-    if (stored.includes(false)) throw new Error(`${column.engine}: vectors refused by storeVectors (textHash mismatch)`);
-  });
-
   const vocabulary = catalogue.vocabulary();
-  const siteRows: number[][] = Array.from({ length: SITES }, () => []);
-  for (let i = 0; i < n; i++) siteRows[d.site[i]].push(i);
-  return {
-    ...d, inputs, brands: vocabulary.brands, head: { en: zipf(vocabulary.words.en, 1), de: zipf(vocabulary.words.de, 1) }, vectors, centroids, siteRows,
+  const d: Catalogued = {
+    n: 0, inputs: [], site: new Uint16Array(capacity), brand: new Uint16Array(capacity), isEn: new Uint8Array(capacity), price: new Float32Array(capacity), words: [],
+    lang: [], brands: vocabulary.brands, head: { en: zipf(vocabulary.words.en, 1), de: zipf(vocabulary.words.de, 1) },
+    vectors: new Float32Array(capacity * DIM), centroids: randomCentroids(vrng, CLUSTERS, DIM), siteRows: Array.from({ length: SITES }, () => []),
+  };
+  return async (n) => {
+    const spent = columns.map(() => ({ products: 0, vectors: 0, productsCpu: 0, vectorsCpu: 0 }));
+    // The last step's time and CPU include the server's garbage collection of the writes (Column.settle).
+    const timed = async (c: number, step: 'products' | 'vectors', write: () => Promise<void>, last = false) => {
+      const [cpu, started] = [await serverCpuSeconds(columns[c].store), performance.now(), await write(), last && (await columns[c].settle?.())];
+      spent[c][step] += performance.now() - started;
+      spent[c][`${step}Cpu`] += (await serverCpuSeconds(columns[c].store)) - cpu;
+    };
+    const from = d.n;
+    for (let start = from; start < n; start += WRITE_BATCH) {
+      const end = Math.min(n, start + WRITE_BATCH);
+      const batch = Array.from({ length: end - start }, (_, k) => catalogue.product(start + k));
+      batch.forEach((p, k) => {
+        const i = start + k;
+        [d.site[i], d.brand[i], d.isEn[i], d.price[i]] = [p.site, p.brand, p.input.language === 'en' ? 1 : 0, p.price];
+        d.lang[i] = p.input.language as 'en' | 'de';
+        d.words[i] = queryableWords(`${p.input.title} ${p.input.category} ${p.input.description.split(' ', 12).join(' ')}`);
+        d.siteRows[p.site].push(i);
+        if (keepInputs) d.inputs.push({ site: p.site, input: p.input });
+      });
+      d.vectors.set(clusteredVectors(vrng, d.centroids, DIM, (k) => batch[k].cluster, batch.length, 1), start * DIM);
+      const named = batch.map((p, k): Record<string, Float32Array> => ({
+        description: d.vectors.subarray((start + k) * DIM, (start + k + 1) * DIM),
+        ...(p.input.similarity_text ? { anchor: nearby(vrng, d.vectors, (start + k) * DIM, DIM, 0.5) } : {}),
+      }));
+      for (const [c, column] of columns.entries()) {
+        await timed(c, 'products', async () => {
+          const outcomes = await column.services.products.upsertMany(column.tenant.id, batch.map((p) => ({ siteId: column.tenant.siteIds[p.site], input: p.input, source: 'bench' })));
+          outcomes.forEach((o, k) => {
+            if (o.result !== 'created') throw new Error(`${column.engine}: product ${start + k}: ${o.result}, expected created`);
+            column.ids[start + k] = o.id;
+            column.textHash[start + k] = o.textHash;
+          });
+        });
+        await timed(c, 'vectors', async () => {
+          const repo = new VectorRepository(column.store);
+          // Auto-pipelined by the connection: one batch is one round trip.
+          const stored = await Promise.all(named.map((v, k) =>
+            repo.store(column.tenant.id, { kind: 'product', id: column.ids[start + k] }, { textHash: column.textHash[start + k], model: MODEL, vectors: v })));
+          if (stored.includes(false)) throw new Error(`${column.engine}: vectors refused by storeVectors (textHash mismatch)`);
+        }, end === n);
+      }
+    }
+    d.n = n;
+    for (const [c, column] of columns.entries()) {
+      noteWrites(summary, column, `write: products through upsertMany (batches of ${WRITE_BATCH.toLocaleString('en')})`, n - from, spent[c].products, spent[c].productsCpu);
+      noteWrites(summary, column, 'write: vectors through VectorRepository.store', n - from, spent[c].vectors, spent[c].vectorsCpu);
+    }
+    return d;
   };
 }
 
@@ -108,8 +118,9 @@ export async function writeStep(columns: Column[], n: number, summary: Summary, 
       ms[c] += performance.now() - t;
     }
   }
-  for (const [c, column] of columns.entries()) {
-    const redisMicros = (((await serverCpuSeconds(column.store)) - cpuBefore[c]) * 1e6) / n;
-    summary.note(column.engine, measure, `${perSecond(n, ms[c])} (${fmt(ms[c] / 1000, 1)} s), redis ${fmt(redisMicros, 0)} µs a product`);
-  }
+  for (const [c, column] of columns.entries()) noteWrites(summary, column, measure, n, ms[c], (await column.settle?.(), await serverCpuSeconds(column.store)) - cpuBefore[c]);
 }
+
+/** Products/s of a write step, and the Redis server's CPU per product. */
+const noteWrites = (summary: Summary, column: Column, measure: string, n: number, ms: number, cpuSeconds: number) =>
+  summary.note(column.engine, measure, `${perSecond(n, ms)} (${fmt(ms / 1000, 1)} s), redis ${fmt((cpuSeconds * 1e6) / n, 0)} µs a product`);

@@ -36,8 +36,10 @@ export interface ColumnParts {
   readyTargetMs: number | null;
   /** Prints and notes what the written catalogue takes on the Redis server. */
   reportMemory(summary: Summary): Promise<void>;
-  /** An engine over the stored catalogue; notes its build. */
-  buildEngine(summary: Summary): Promise<SearchEngine>;
+  /** An engine over the stored catalogue; notes its build (`rebuild` false: the Query Engine's indexes are taken as they are). */
+  buildEngine(summary: Summary, options?: { rebuild: boolean }): Promise<SearchEngine>;
+  /** Waits for the server's work on the writes so far (the Query Engine's garbage collection), so that a step's CPU includes it. */
+  settle?(): Promise<void>;
   /** KCS_SEARCH_ENGINE of this column's `kcs serve` processes. */
   searchEngine: 'builtin' | 'redis';
 }
@@ -78,8 +80,9 @@ export async function setUpTenant(services: Services, slug: string): Promise<Ben
   const user = await services.users.create(tenant.id, { email: 'bench@bench.test', name: 'Bench' });
   const { key } = await services.apiKeys.create(tenant.id, { userId: user.id, name: 'bench', scopes: [...SCOPES] });
   const siteIds: string[] = [];
+  // The first site (the tenant's default: the language of a search without one) is English.
   for (let s = 0; s < SITES; s++) {
-    siteIds.push((await services.sites.create(tenant.id, { slug: siteSlug(s), name: `Shop ${s}`, language: s % 7 === 0 ? 'de' : 'en' })).id);
+    siteIds.push((await services.sites.create(tenant.id, { slug: siteSlug(s), name: `Shop ${s}`, language: s % 7 === 6 ? 'de' : 'en' })).id);
   }
   return { id: tenant.id, slug, key, siteIds };
 }

@@ -7,9 +7,12 @@ export const QUERIES = positiveInt('BENCH_QUERIES', 2_000);
 export const RECALL_QUERIES = positiveInt('BENCH_RECALL_QUERIES', 300);
 export const SECONDS = positiveInt('BENCH_SECONDS', 5);
 export const WARMUP_SECONDS = 1;
-/** A Redis server with the search module: the redis-query-engine column runs there (none: builtin only). */
-export const MODULE_REDIS_URL = process.env.BENCH_REDIS_URL || null;
-
+/** A server with the search module is given (redisServers.ts queryEngineServer): the redis-query-engine column runs. */
+export const QUERY_ENGINE = Boolean(process.env.BENCH_REDIS_URL || (process.env.BENCH_QE_REDIS_SERVER && process.env.BENCH_QE_MODULE));
+/** BENCH_ENGINES=redis-query-engine: the Query Engine's column alone (bench:million). */
+export const BUILTIN = process.env.BENCH_ENGINES !== 'redis-query-engine';
+/** BENCH_STAGES=100000,1000000: the catalogue grown in stages, every measurement taken at each (default: PRODUCTS at once). */
+export const STAGES = (process.env.BENCH_STAGES || String(PRODUCTS)).split(',').map((n) => Number(n.replaceAll('_', '')));
 export const SITES = 100;
 export const DIM = 512;
 export const CLUSTERS = 200;

@@ -1,16 +1,16 @@
-// The Redis Query Engine's column of the search benchmark: a fresh tenant with a unique slug on
-// BENCH_REDIS_URL, a server with the search module that may hold other data, so only this tenant's
-// keys and indexes are touched, and they are dropped at the end. Documents are written with the
-// search projection into indexes that exist before the writes (the write phase includes the
-// server's inline indexing); the index build is measured by dropping the products index and
-// letting a new engine create it again over the stored documents (and the text-only index of
-// KCS_EMBEDDER=none likewise).
+// The Redis Query Engine's column of the search benchmark: a fresh tenant with a unique slug on a
+// server with the search module that may hold other data (redisServers.ts queryEngineServer), so
+// only this tenant's keys and indexes are touched, and they are dropped at the end. Documents are
+// written with the search projection into indexes that exist before the writes (the write phase
+// includes the server's inline indexing); the index build is measured by dropping the products
+// index and letting a new engine create it again over the stored documents.
 import { createServices } from '../../src/app.js';
 import { createLogger } from '../../src/log.js';
 import { RedisQueryEngine } from '../../src/search/redisQuery/engine.js';
 import { searchWrites } from '../../src/search/index.js';
 import { parseInfoReply } from '../../src/search/redisQuery/replies.js';
-import { collectionOf, hasQueryEngine, type IndexOptions } from '../../src/search/redisQuery/schema.js';
+import { IndexRouter } from '../../src/search/redisQuery/router.js';
+import { collectionOf, hasQueryEngine } from '../../src/search/redisQuery/schema.js';
 import { ServingModels } from '../../src/search/servingModels.js';
 import { connectRedis } from '../../src/store/redis.js';
 import { fmt, type Undo } from './harness.js';
@@ -24,7 +24,7 @@ export async function openQueryEngineColumn(undo: Undo, url: string): Promise<Co
   const store = connectRedis(url);
   await store.connect();
   undo(() => void store.disconnect());
-  if (!(await hasQueryEngine(store))) {
+  if (!(await hasQueryEngine(new IndexRouter(store)))) {
     throw new Error(`BENCH_REDIS_URL=${url} has no search module (FT.CREATE with a TEXT field failed): point it at Redis Stack, Redis 8, or a redis-server started with --loadmodule redisearch.so`);
   }
   const usedBefore = await usedMemory(store);
@@ -36,18 +36,19 @@ export async function openQueryEngineColumn(undo: Undo, url: string): Promise<Co
   const options = { modelId: MODEL, dimension: DIM };
   const services = createServices(store, { search: searchWrites('redis-query-engine', store, options) });
   const tenant = await setUpTenant(services, slug);
+  const newEngine = () => new RedisQueryEngine(store, createLogger('silent', 'bench'), { models: new ServingModels(store, { configured: options }) });
   const info = async (index = collectionOf('product', tenant.id, options).index) => parseInfoReply(await store.call('FT.INFO', index));
   /**
-   * The products index of these options created again over the stored documents by a new engine:
-   * the time to its first answer, and until the index has read them all (the engine answers from
-   * what is indexed so far after a bounded wait: schema.ts TenantIndexes).
+   * The products index created again over the stored documents by a new engine: the time to its
+   * first answer, and until the index has read them all (the engine answers from what is indexed
+   * so far after a bounded wait: tenantIndexes.ts).
    */
-  const rebuild = async (indexOptions: IndexOptions) => {
-    const { index, owed } = collectionOf('product', tenant.id, indexOptions);
+  const buildAgain = async () => {
+    const { index, owed } = collectionOf('product', tenant.id, options);
     await store.call('FT.DROPINDEX', index).catch((error: Error) => {
       if (!/unknown index/i.test(error.message)) throw error;
     });
-    const engine = new RedisQueryEngine(store, createLogger('silent', 'bench'), { models: new ServingModels(store, { configured: indexOptions }) });
+    const engine = newEngine();
     await engine.start();
     const started = performance.now();
     await engine.searchProducts(tenant.id, search({}));
@@ -61,26 +62,25 @@ export async function openQueryEngineColumn(undo: Undo, url: string): Promise<Co
     // Its indexes live in Redis: a serve process has nothing to read at start, whatever the catalogue's size.
     readyTargetMs: 2_000,
     async reportMemory(summary) {
-      const fields = await info();
-      const failures = Number(fields.get('hash_indexing_failures') ?? 0);
-      if (failures > 0) summary.problem(`${engine}: ${failures} documents failed to index (FT.INFO hash_indexing_failures)`);
-      if (Number(fields.get('num_docs')) !== self.ids.length) summary.problem(`${engine}: the index holds ${fields.get('num_docs')} documents, ${self.ids.length} were written`);
+      const [fields, vectors] = await Promise.all([info(), info(collectionOf('productVectors', tenant.id, options).index)]);
+      for (const f of [fields, vectors]) {
+        if (Number(f.get('hash_indexing_failures') ?? 0) > 0) summary.problem(`${engine}: ${f.get('hash_indexing_failures')} documents failed to index (FT.INFO)`);
+        if (Number(f.get('num_docs')) !== self.ids.length) summary.problem(`${engine}: an index holds ${f.get('num_docs')} documents, ${self.ids.length} were written`);
+      }
       // Other clients of the server count too.
-      summary.note(engine, 'memory: Redis used_memory for the catalogue', `+${mib((await usedMemory(store)) - usedBefore)} (documents + search fields + index)`);
-      const mb = (name: string) => fmt(Number(fields.get(name)), 0);
-      summary.note(engine, 'index memory', `${mb('total_index_memory_sz_mb')} MB in Redis (inverted ${mb('inverted_sz_mb')}, vectors ${mb('vector_index_sz_mb')}, doc table ${mb('doc_table_size_mb')} MB; FT.INFO)`);
+      const used = (await usedMemory(store)) - usedBefore;
+      summary.note(engine, 'memory: Redis used_memory for the catalogue', `+${mib(used)}, ${fmt(used / self.ids.length / 1024, 1)} KiB a product (documents + search fields + indexes)`);
+      const mb = (name: string, f = fields) => fmt(Number(f.get(name)), 0);
+      summary.note(engine, 'index memory', `${mb('total_index_memory_sz_mb')} + ${mb('total_index_memory_sz_mb', vectors)} MB in Redis (products: inverted ${mb('inverted_sz_mb')}, doc table ${mb('doc_table_size_mb')}; vectors ${mb('vector_index_sz_mb', vectors)} MB; FT.INFO)`);
     },
-    async buildEngine(summary) {
-      const n = self.ids.length;
-      const built = await rebuild(options);
-      summary.note(engine, 'index build from the stored catalogue', `${fmt(built.totalMs / 1000, 1)} s (${fmt(n / (built.totalMs / 1000), 0)}/s); first search after ${fmt(built.firstMs / 1000, 2)} s`);
-      // Without an embedder the engine searches an index of its own (named by model): built here, the
-      // serve child with KCS_EMBEDDER=none is not measured while it reads the stored documents.
-      const textOnly = await rebuild({ modelId: null, dimension: null });
-      await textOnly.engine.close();
-      summary.note(engine, 'index build, text only (KCS_EMBEDDER=none)', `${fmt(textOnly.totalMs / 1000, 1)} s (${fmt(n / (textOnly.totalMs / 1000), 0)}/s)`);
+    async buildEngine(summary, { rebuild } = { rebuild: true }) {
+      if (!rebuild) return newEngine();
+      const built = await buildAgain();
+      summary.note(engine, 'index build from the stored catalogue (products index)', `${fmt(built.totalMs / 1000, 1)} s (${fmt(self.ids.length / (built.totalMs / 1000), 0)}/s); first search after ${fmt(built.firstMs / 1000, 2)} s`);
       return built.engine;
     },
+    // Each index's garbage collection now (FT.DEBUG GC_FORCEINVOKE), counted with the writes that made the garbage.
+    settle: async () => void (await Promise.all((['product', 'productVectors', 'entry'] as const).map((kind) => store.call('FT.DEBUG', 'GC_FORCEINVOKE', collectionOf(kind, tenant.id, options).index).catch(() => undefined)))),
     searchEngine: 'redis',
   });
   return self;

@@ -13,6 +13,8 @@ export class Summary {
   private readonly rows = new Map<string, { cells: Partial<Record<EngineKind, string>>; target?: string }>();
   /** What went wrong on the way (wrong answers, errors): the run fails with them. */
   readonly problems: string[] = [];
+  /** Put before each measurement noted from now on (the stage of a growing catalogue). */
+  prefix = '';
 
   problem(message: string): void {
     console.log(`   !! ${message}`);
@@ -20,7 +22,8 @@ export class Summary {
   }
 
   /** A figure of one engine (printed unless `print` is false); the other engine's figure of the same measurement lands in the same row. */
-  note(engine: EngineKind, measure: string, figure: string, check?: Check, print = true): void {
+  note(engine: EngineKind, name: string, figure: string, check?: Check, print = true): void {
+    const measure = this.prefix + name;
     let row = this.rows.get(measure);
     if (!row) this.rows.set(measure, (row = { cells: {} }));
     row.cells[engine] = check ? `${figure} (**${check.met ? 'met' : 'MISS'}**)` : figure;

@@ -46,6 +46,8 @@ export interface ChangeFollowerOptions {
 
 /** The vectors search uses: a product's description vector, an entry's content vector, and the anchor. */
 const CONTENT_VECTOR = { product: 'description', entry: 'content' } as const;
+/** What a replica reads of a product's own hash (its vectors are in another). */
+const PRODUCT_FIELDS = ['doc', 'parent_external_id', 'rev'];
 /** Revisions applied by refresh and not yet passed by the tail, per tenant, at most (then forgotten). */
 const MAX_REFRESHED = 10_000;
 const LOAD_BATCH = 500;
@@ -73,7 +75,7 @@ export class ChangeFollower {
   /** Tenant → the model of the vectors its search serves, once a full read of it is done. */
   private readonly served = new Map<string, string | null>();
   /** Hash fields read per model and kind: the document, (products) the parent external_id, the vectors of the model, rev. */
-  private readonly fields = new Map<string, Record<DocumentRef['kind'], string[]>>();
+  private readonly fields = new Map<string, { productVectors: string[]; entry: string[] }>();
   private tailer: Store | null = null;
   /** Cluster: the current pause between reads. */
   private pollMs = CLUSTER_POLL_MIN_MS;
@@ -204,19 +206,23 @@ export class ChangeFollower {
     for (const kind of ['product', 'entry'] as const) {
       const ids = [...new Set(refs.filter((r) => r.kind === kind).map((r) => r.id))];
       if (ids.length === 0) continue;
-      const fields = this.fieldsOf(model)[kind];
-      // Where the vectors are in `fields` (after doc, and parent_external_id for products).
-      const at = kind === 'product' ? 2 : 1;
+      // A product's vectors are in a hash of their own; an entry's after its doc.
+      const { productVectors: vectorFields, entry } = this.fieldsOf(model);
+      const docFields = kind === 'product' ? PRODUCT_FIELDS : entry;
       const hashKeys = ids.map((id) => (kind === 'product' ? keys.product(tenantId, id) : keys.entry(tenantId, id)));
-      const flat = await this.redis.readHashesBuffer(...readHashesCall(hashKeys, fields));
+      const [flat, flatVectors] = await Promise.all([
+        this.redis.readHashesBuffer(...readHashesCall(hashKeys, docFields)),
+        kind === 'product' && vectorFields.length > 0 ? this.redis.readHashesBuffer(...readHashesCall(ids.map((id) => keys.productVectors(tenantId, id)), vectorFields)) : [],
+      ]);
       ids.forEach((id, i) => {
-        const v = flat.slice(i * fields.length, (i + 1) * fields.length);
-        const rev = v[fields.length - 1];
+        const v = flat.slice(i * docFields.length, (i + 1) * docFields.length);
+        const rev = v[docFields.length - 1];
         if (rev) revisions.set(`${kind}:${id}`, Number(rev));
         if (kind === 'product') {
-          docs.push({ kind, id, json: v[0], parentExternalId: v[1]?.toString() || null, vectors: vectorsAt(v, at, model) });
+          const vectors = vectorsAt(flatVectors.slice(i * 2, i * 2 + 2), 0, model);
+          docs.push({ kind, id, json: v[0], parentExternalId: v[1]?.toString() || null, vectors });
         } else {
-          docs.push({ kind, id, json: v[0], vectors: vectorsAt(v, at, model) });
+          docs.push({ kind, id, json: v[0], vectors: vectorsAt(v, 1, model) });
         }
       });
     }
@@ -224,11 +230,11 @@ export class ChangeFollower {
     return revisions;
   }
 
-  private fieldsOf(model: string | null): Record<DocumentRef['kind'], string[]> {
+  private fieldsOf(model: string | null): { productVectors: string[]; entry: string[] } {
     let fields = this.fields.get(model ?? '');
     if (!fields) {
       const vectors = (kind: DocumentRef['kind']) => (model ? [vectorField(model, CONTENT_VECTOR[kind]), vectorField(model, 'anchor')] : []);
-      fields = { product: ['doc', 'parent_external_id', ...vectors('product'), 'rev'], entry: ['doc', ...vectors('entry'), 'rev'] };
+      fields = { productVectors: vectors('product'), entry: ['doc', ...vectors('entry'), 'rev'] };
       this.fields.set(model ?? '', fields);
     }
     return fields;

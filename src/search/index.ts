@@ -1,7 +1,6 @@
 // Picks the search engine for a Redis server: the Redis Query Engine when the server has the
 // search module (or when asked for), else the built-in in-memory replica. Every process that writes
 // documents asks the same question: with the Redis Query Engine, writes store its projection.
-import { Cluster } from 'ioredis';
 import type { SearchEngineChoice } from '../config.js';
 import type { Embedder } from '../embed/embedder.js';
 import type { Logger } from '../log.js';
@@ -12,21 +11,21 @@ import { BuiltinEngine } from './builtin/engine.js';
 import type { SearchEngine } from './engine.js';
 import { RedisQueryEngine } from './redisQuery/engine.js';
 import { queryEngineProjection } from './redisQuery/projection.js';
+import { IndexRouter } from './redisQuery/router.js';
+import { dropOtherModelIndexes, hasQueryEngine, type IndexOptions } from './redisQuery/schema.js';
+import { TenantIndexes } from './redisQuery/tenantIndexes.js';
 import { ServingModels } from './servingModels.js';
-import { dropOtherModelIndexes, hasQueryEngine, TenantIndexes, type IndexOptions } from './redisQuery/schema.js';
 
 export type EngineKind = SearchEngine['name'];
 
-/** The engine that serves search on this server under the configured choice. */
+/**
+ * The engine that serves search on this server under the configured choice. On a cluster the
+ * Query Engine needs the search module on every master: a tenant's indexes live on the master of
+ * its slot.
+ */
 export async function resolveSearchEngine(redis: Store, choice: SearchEngineChoice): Promise<EngineKind> {
-  // Its commands name an index, not a key: a cluster client would send them to any node, and kcs
-  // does not yet route them to the shard of the tenant's slot (docs/SCALING.md).
-  if (redis instanceof Cluster) {
-    if (choice === 'redis') throw new Error('KCS_SEARCH_ENGINE=redis is not supported on a Redis Cluster yet; use the built-in engine (KCS_SEARCH_ENGINE=auto or builtin)');
-    return 'builtin';
-  }
-  if (choice !== 'builtin' && (await hasQueryEngine(redis))) return 'redis-query-engine';
-  if (choice === 'redis') throw new Error('KCS_SEARCH_ENGINE=redis but the Redis server has no search module (Redis Stack or Redis 8 needed)');
+  if (choice !== 'builtin' && (await hasQueryEngine(new IndexRouter(redis)))) return 'redis-query-engine';
+  if (choice === 'redis') throw new Error(`KCS_SEARCH_ENGINE=redis but the Redis ${redis.isCluster ? 'cluster has a master without' : 'server has no'} search module (Redis Stack or Redis 8 needed)`);
   return 'builtin';
 }
 
@@ -52,7 +51,8 @@ export function searchWrites(kind: EngineKind, redis: Store, index: IndexOptions
   if (kind === 'builtin') {
     return { projection: null, tenantCreated: async () => undefined, reembedStarts: async () => undefined, dropOtherModelIndexes: async () => [], projected: async () => [] };
   }
-  const indexes = new TenantIndexes(redis, index);
+  const router = new IndexRouter(redis);
+  const indexes = new TenantIndexes(redis, router, index);
   const tenantCreated = async (tenantId: string) => {
     await indexes.createEmpty(tenantId);
     // Every document it will have is written with the projection: no projection job is needed.
@@ -60,9 +60,19 @@ export function searchWrites(kind: EngineKind, redis: Store, index: IndexOptions
   };
   return {
     projection: queryEngineProjection, tenantCreated, reembedStarts: (tenantId) => indexes.ensure(tenantId),
-    dropOtherModelIndexes: (tenantId, kept) => dropOtherModelIndexes(redis, tenantId, kept),
-    projected: (tenantId) => dropOtherModelIndexes(redis, tenantId, null),
+    dropOtherModelIndexes: (tenantId, kept) => dropOtherModelIndexes(router, tenantId, kept),
+    projected: (tenantId) => dropOtherModelIndexes(router, tenantId, null),
   };
+}
+
+/** Drops the tenant's Query Engine indexes of earlier layouts, where the server has the search module (the names dropped). */
+export async function dropOldLayoutIndexes(redis: Store, tenantId: string): Promise<string[]> {
+  try {
+    return await dropOtherModelIndexes(new IndexRouter(redis), tenantId, null);
+  } catch (error) {
+    if (/unknown command/i.test((error as Error).message)) return [];
+    throw error;
+  }
 }
 
 /** The index options of an embedder (the model whose vectors are searched). */

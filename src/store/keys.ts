@@ -31,10 +31,22 @@ export const keys = {
   /**
    * A product: hash of doc (JSON), rev, parent_external_id, embedding_status, text_hash (hash of
    * the embedding texts), text_sources (the explicit ones, JSON), embedding_model (model of the
-   * last vectors stored), v:<model>:<name> (vectors, store/vectors.ts), and with the Redis Query
-   * Engine its search fields f:* (store/projection.ts). A sync that changes nothing writes none of it.
+   * last vectors stored). Its vectors and search fields have hashes of their own (below). A sync
+   * that changes nothing writes none of it.
    */
   product: (t: string, id: string) => `${tenantPrefix(t)}:product:${id}`,
+  /**
+   * A product's vectors, v:<model>:<name> (store/vectors.ts), in a hash of their own, and with the
+   * Redis Query Engine the search fields a vector search filters on (f:*, the stable ones): a
+   * change of price or stock never makes the server index a vector again.
+   */
+  productVectors: (t: string, id: string) => `${tenantPrefix(t)}:product-vectors:${id}`,
+  /**
+   * With the Redis Query Engine: a product's search fields (f:*: analysed text, filter and facet
+   * values; store/projection.ts), apart from the document, so that a change the index does not read
+   * (a rating, an image) leaves the index alone.
+   */
+  productSearch: (t: string, id: string) => `${tenantPrefix(t)}:product-search:${id}`,
   /**
    * Sync bookkeeping of the tenant's products, kept out of their hashes so that a sync that
    * changes nothing never makes a search index over the hashes re-index them: product id → last

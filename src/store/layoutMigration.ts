@@ -6,7 +6,7 @@ import { resultBytes } from './jobs.js';
 import { allEntryIds } from './knowledgeEntries.js';
 import { keys } from './keys.js';
 import { readHashes, type Store } from './redis.js';
-import { renameFieldsCall } from './scriptCalls.js';
+import { moveVectorsCall, renameFieldsCall } from './scriptCalls.js';
 
 /** Hashes per script call. */
 const BATCH = 200;
@@ -17,7 +17,7 @@ interface TenantDocuments {
 }
 
 /** One step from a layout to the next; the number of documents it changed. */
-type Step = (redis: Store, tenantId: string, docs: TenantDocuments) => Promise<number>;
+type Step = (redis: Store, tenantId: string, docs: TenantDocuments, hooks: MigrationHooks) => Promise<number>;
 
 /** Layout 1 → 2: the product and entry hash fields named in short forms (`pext`, `estatus`, …) get the names they have now. */
 const renameShortFields: Step = async (redis, _tenantId, { products, entries }) => {
@@ -55,7 +55,28 @@ const jobResultsAsBytes: Step = async (redis, tenantId) => {
   return 0;
 };
 
-const STEPS: Step[] = [renameShortFields, countEmbeddingStatuses, jobResultsAsBytes];
+/**
+ * Layout 4 → 5: a product's vectors move to a hash of their own (keys.productVectors), so that an
+ * index of them is apart from the product's other search fields. An index of an earlier layout
+ * over the product hashes is dropped first (`dropOldIndexes`), or it would index each product
+ * again as its vectors leave.
+ */
+const vectorsApart: Step = async (redis, tenantId, { products }, hooks) => {
+  await hooks.dropOldIndexes?.(tenantId);
+  let moved = 0;
+  for (let i = 0; i < products.length; i += BATCH) {
+    const pairs = products.slice(i, i + BATCH).map((product) => ({ product, vectors: keys.productVectors(tenantId, product.slice(keys.product(tenantId, '').length)) }));
+    moved += await redis.moveVectors(...moveVectorsCall(pairs));
+  }
+  return moved;
+};
+
+const STEPS: Step[] = [renameShortFields, countEmbeddingStatuses, jobResultsAsBytes, vectorsApart];
+
+export interface MigrationHooks {
+  /** Drops the tenant's search indexes of earlier layouts (search/index.ts). */
+  dropOldIndexes?: (tenantId: string) => Promise<unknown>;
+}
 
 /** The layout this code reads and writes; a new tenant starts at it. */
 export const LAYOUT_VERSION = String(STEPS.length + 1);
@@ -67,7 +88,7 @@ export interface MigrationResult {
 }
 
 /** Migrates every tenant not at LAYOUT_VERSION yet. Idempotent; safe to run from several processes at once. */
-export async function migrateLayout(redis: Store): Promise<MigrationResult> {
+export async function migrateLayout(redis: Store, hooks: MigrationHooks = {}): Promise<MigrationResult> {
   const result: MigrationResult = { tenants: 0, documents: 0 };
   for (const tenantId of await redis.hvals(keys.tenantSlugs)) {
     const at = Number((await redis.get(keys.storedLayout(tenantId))) ?? '1');
@@ -76,7 +97,7 @@ export async function migrateLayout(redis: Store): Promise<MigrationResult> {
       products: (await redis.zrange(keys.products(tenantId), '0', '-1')).map((id) => keys.product(tenantId, id)),
       entries: (await allEntryIds(redis, tenantId)).map((id) => keys.entry(tenantId, id)),
     };
-    for (const step of STEPS.slice(at - 1)) result.documents += await step(redis, tenantId, docs);
+    for (const step of STEPS.slice(at - 1)) result.documents += await step(redis, tenantId, docs, hooks);
     await redis.set(keys.storedLayout(tenantId), LAYOUT_VERSION);
     result.tenants++;
   }

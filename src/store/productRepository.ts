@@ -103,7 +103,11 @@ export class ProductRepository {
     return (await this.getMany(tenantId, [id]))[0];
   }
 
-  /** Records of many products in one round trip (null where missing). */
+  /**
+   * Records of many products in one round trip (null where missing): auto-pipelined on one server;
+   * on a cluster one command each, so that none reads a key as missing while the slot migrates
+   * (store/redis.ts openClient).
+   */
   async getMany(tenantId: string, ids: string[]): Promise<(ProductRecord | null)[]> {
     return (await this.getTexts(tenantId, ids)).map(toRecord);
   }
@@ -111,18 +115,18 @@ export class ProductRepository {
   /** Records of many products in one round trip, each document as stored (null where missing). */
   private async getTexts(tenantId: string, ids: string[]): Promise<(ProductText | null)[]> {
     if (ids.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.hmget(keys.product(tenantId, id), ...RECORD_FIELDS);
-    pipeline.hmget(keys.productsSynced(tenantId), ...ids);
-    const results = (await pipeline.exec()) ?? [];
-    for (const [error] of results) if (error) throw error;
-    const synced = results[ids.length][1] as (string | null)[];
-    return ids.map((_, i) => toText(results[i][1] as (string | null)[], synced[i]));
+    const [records, synced] = await Promise.all([
+      Promise.all(ids.map((id) => this.redis.hmget(keys.product(tenantId, id), ...RECORD_FIELDS))),
+      this.redis.hmget(keys.productsSynced(tenantId), ...ids),
+    ]);
+    return ids.map((_, i) => toText(records[i], synced[i]));
   }
 
   /**
    * What an answer shows of many products, in one command and one reply string (lua/productTexts.lua):
-   * each document as stored, its parent's external_id, embedding status and sync time (null where missing).
+   * each document as stored, its parent's external_id, embedding status and sync time (null where
+   * missing). One script of the tenant's slot: while the slot migrates, the server has it wait
+   * (TRYAGAIN) rather than read keys not moved yet as missing.
    */
   async answerTexts(tenantId: string, ids: string[]): Promise<(AnswerText | null)[]> {
     if (ids.length === 0) return [];
@@ -139,10 +143,9 @@ export class ProductRepository {
     const wanted = pairs.map((p, i) => ({ ...p, i })).filter((p) => p.parentExternalId);
     const out: (string | null)[] = pairs.map(() => null);
     if (wanted.length === 0) return out;
-    const pipeline = this.redis.pipeline();
-    for (const p of wanted) pipeline.hget(keys.siteExternalIds(tenantId, p.siteId), p.parentExternalId!);
-    const results = (await pipeline.exec()) ?? [];
-    wanted.forEach((p, k) => (out[p.i] = (results[k][1] as string | null) ?? null));
+    // One command each, as getMany.
+    const results = await Promise.all(wanted.map((p) => this.redis.hget(keys.siteExternalIds(tenantId, p.siteId), p.parentExternalId!)));
+    wanted.forEach((p, k) => (out[p.i] = results[k]));
     return out;
   }
 
@@ -200,7 +203,10 @@ export class ProductRepository {
             leaveRefs: leave, jobIndex: w.jobItem?.index ?? '', docJson: JSON.stringify(doc), parentExternalId: w.parentExternalId ?? '',
             embeddingStatus: w.embeddingStatus, textHash: w.textSources ? w.textHash : '',
             textSourcesJson: w.textSources && Object.keys(w.textSources).length > 0 ? JSON.stringify(w.textSources) : '',
-            itemDigest: w.itemDigest ?? '', projection: this.projection?.product(doc, w.parentExternalId) ?? [],
+            itemDigest: w.itemDigest ?? '',
+            searchFields: this.projection
+              ? { searchRef: table.ref(keys.productSearch(t, doc.id)), vectorsRef: table.ref(keys.productVectors(t, doc.id)), fields: this.projection.product(doc, w.parentExternalId) }
+              : null,
           });
         }
         (pipeline as unknown as Store).writeProducts(...writeProductsCall({
@@ -276,6 +282,7 @@ export class ProductRepository {
       keys.product(t, doc.id), keys.siteExternalIds(t, doc.site_id), keys.products(t), keys.siteProducts(t, doc.site_id),
       keys.productsByLanguage(t, doc.language), doc.category !== null ? keys.productsByCategory(t, doc.category) : keys.products(t),
       keys.changes(t), keys.productsSynced(t), keys.productsItemDigests(t), ...auditKeys(t, 'product', doc.id), keys.embeddingCounts(t),
+      keys.productSearch(t, doc.id), keys.productVectors(t, doc.id),
       doc.id, doc.external_id ?? '', doc.category !== null ? '1' : '0', CHANGE_STREAM_MAXLEN, ...event,
     );
     return result === WriteResult.Done;

@@ -4,6 +4,7 @@ import type { Static } from '@sinclair/typebox';
 import type { EmbeddingStatus } from '../schemas/common.js';
 import type { Product } from '../schemas/products.js';
 import type { AuditActor } from './audit.js';
+import type { ProductSearchFields } from './searchFields.js';
 
 export type { Settled, WriteOutcome } from './productAnswers.js';
 
@@ -89,9 +90,9 @@ export interface ItemSettlement {
 
 export type TouchOutcome = 'touched' | 'differs' | 'done';
 
-/** What a product write needs of the search projection (store/projection.ts): the fields written with the document. */
+/** What a product write needs of the search projection: the search fields written with the document. */
 export interface ProductProjection {
-  product(doc: StoredProduct, parentExternalId: string | null): string[];
+  product(doc: StoredProduct, parentExternalId: string | null): ProductSearchFields;
 }
 
 export interface ProductFilter {

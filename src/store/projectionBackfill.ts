@@ -1,5 +1,6 @@
 // Writes the search projection (store/projection.ts) of a tenant's documents stored without it:
-// written while another engine served search, or under an older field layout. Runs as a
+// written while another engine served search, or under an older layout (a product's search fields
+// were in its own hash before layout 3: they move to its search and vector hashes). Runs as a
 // maintenance job; each document is projected only while it is still at the revision read, since
 // a write made meanwhile carries its own projection. Ends by marking the tenant projected.
 import { allEntryIds, type StoredEntry } from './knowledgeEntries.js';
@@ -7,7 +8,7 @@ import { keys } from './keys.js';
 import type { StoredProduct } from './products.js';
 import type { DocumentProjection } from './projection.js';
 import { readHashes, type Store } from './redis.js';
-import { projectDocumentsCall, type ProjectDocumentsCall } from './scriptCalls.js';
+import { projectDocumentsCall, projectProductsCall, type ProjectDocumentsCall, type ProjectProductsCall } from './scriptCalls.js';
 
 /** Documents per script call. */
 const BATCH = 200;
@@ -26,9 +27,21 @@ export class ProjectionBackfill {
   /** Projects every product and entry of the tenant, then marks it; the counts projected. */
   async run(tenantId: string): Promise<{ products: number; entries: number }> {
     const productIds = await this.redis.zrange(keys.products(tenantId), '0', '-1');
-    const products = await this.each(productIds.map((id) => keys.product(tenantId, id)), ['doc', 'parent_external_id', 'rev'], ([doc, parentExternalId]) =>
-      this.projection.product(JSON.parse(doc) as StoredProduct, parentExternalId || null),
-    );
+    let products = 0;
+    for (let i = 0; i < productIds.length; i += BATCH) {
+      const ids = productIds.slice(i, i + BATCH);
+      const rows = await readHashes(this.redis, ids.map((id) => keys.product(tenantId, id)), ['doc', 'parent_external_id', 'rev']);
+      const call: ProjectProductsCall['products'] = [];
+      rows.forEach(([doc, parentExternalId, rev], k) => {
+        if (doc === null || rev === null) return;
+        const id = ids[k];
+        call.push({
+          hash: keys.product(tenantId, id), search: keys.productSearch(tenantId, id), vectors: keys.productVectors(tenantId, id), expectedRev: rev,
+          fields: this.projection.product(JSON.parse(doc) as StoredProduct, parentExternalId || null),
+        });
+      });
+      if (call.length > 0) products += await this.redis.projectProducts(...projectProductsCall({ products: call }));
+    }
     const entryIds = await allEntryIds(this.redis, tenantId);
     const entries = await this.each(entryIds.map((id) => keys.entry(tenantId, id)), ['doc', 'rev'], ([doc]) => this.projection.entry(JSON.parse(doc) as StoredEntry));
     await this.redis.set(keys.searchProjection(tenantId), this.projection.version);
@@ -48,7 +61,7 @@ export class ProjectionBackfill {
         documents.push({ hash: batch[k], expectedRev: rev, fields: project(values as string[]) });
       });
       if (documents.length > 0) {
-        projected += await this.redis.projectDocuments(...projectDocumentsCall({ versionField: this.projection.versionField, version: this.projection.version, documents }));
+        projected += await this.redis.projectDocuments(...projectDocumentsCall({ versionField: this.projection.versionField, version: this.projection.entryVersion, documents }));
       }
     }
     return projected;

@@ -4,6 +4,7 @@ import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
 import type { RedisTarget } from '../config.js';
 import type { ScriptCommands } from './scripts.js';
 import { readHashesCall } from './scriptCalls.js';
+import { UnavailableError } from './unavailableError.js';
 
 const LUA_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
 
@@ -48,11 +49,14 @@ export const describeTarget = (at: RedisAt): string => {
 export function openClient(at: RedisAt, options: RedisOptions, clusterOptions: ClusterOptions = {}): RedisClient {
   const target = targetOf(at);
   if (target.kind === 'server') return new Redis(target.url, options);
-  const { lazyConnect, enableOfflineQueue, enableAutoPipelining, ...nodeOptions } = options;
+  const { lazyConnect, enableOfflineQueue, enableAutoPipelining: _, ...nodeOptions } = options;
   return new Cluster(target.nodes, {
     lazyConnect,
     enableOfflineQueue,
-    enableAutoPipelining,
+    // No auto-pipelining: when one command of a pipeline is answered ASK (its slot is migrating),
+    // ioredis sends the whole pipeline to the importing master, where the keys not moved yet read as
+    // missing. One at a time, each command follows its own redirection.
+    enableAutoPipelining: false,
     // Reads and writes go to the slot's master: replicas serve no reads, so none can be stale.
     scaleReads: 'master',
     // A slot without a master (a failover under way) is retried for about one second, then the
@@ -85,14 +89,10 @@ export function connectRedis(at: RedisAt, options: RedisOptions = {}, onError: (
     // backs off to 2 s); one in flight when the connection drops is retried over one reconnect.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
+    // On one server (a cluster client does not: openClient).
     enableAutoPipelining: true,
     connectionName: 'kcs',
     ...options,
-  }, {
-    // A cluster client groups auto-pipelined commands by the node of their first key, which it
-    // finds by the command's name: for a script whose key count comes first it would take that
-    // count for the key and put the call in another node's batch. Those scripts are sent alone.
-    autoPipeliningIgnoredCommands: scripts.filter((s) => s.numberOfKeys === undefined).map((s) => s.name),
   });
   redis.on('error', onError);
   for (const { name, numberOfKeys, file } of scripts) {
@@ -129,6 +129,7 @@ export async function readHashes(redis: Store, hashKeys: string[], fields: reado
 /** True for errors that mean Redis cannot be reached (as opposed to a bad command). */
 export function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  if (error instanceof UnavailableError) return true;
   const code = (error as NodeJS.ErrnoException).code;
   return (
     error.name === 'MaxRetriesPerRequestError' ||

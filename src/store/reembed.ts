@@ -101,7 +101,7 @@ export class ReembedRepository {
       return true;
     };
     // Each call checks that the model is still the tenant's and no re-embed has started since.
-    const products = (await this.redis.zrange(keys.products(tenantId), '0', '-1')).map((id) => keys.product(tenantId, id));
+    const products = (await this.redis.zrange(keys.products(tenantId), '0', '-1')).map((id) => keys.productVectors(tenantId, id));
     if (!(await drop(products, 'product'))) return null;
     if (!(await drop((await allEntryIds(this.redis, tenantId)).map((id) => keys.entry(tenantId, id)), 'entry'))) return null;
     return changed;

@@ -2,8 +2,10 @@
 // keys and arguments by name and laying them out in the order the script reads them (its header
 // comment in store/lua tells what each is for). Their commands in ScriptCommands take only what
 // these builders return.
+import { createHash } from 'node:crypto';
 import type { AuditArgs, AuditKeys } from './audit.js';
 import { packRows, utf8Slices, type PackedValue } from './packedRows.js';
+import type { ProductSearchFields } from './searchFields.js';
 
 type Key = string;
 type Flag = '1' | '0';
@@ -41,8 +43,8 @@ export interface WriteProductsRow {
   textSourcesJson: string;
   /** Digest of the bulk item applied ('' = none). */
   itemDigest: string;
-  /** Search projection field/value pairs (an empty value removes the field). */
-  projection: string[];
+  /** The search fields of its search hash and vector hash (null: none, the built-in engine serves). */
+  searchFields: { searchRef: number; vectorsRef: number; fields: ProductSearchFields } | null;
 }
 
 export interface WriteProductsCall {
@@ -65,9 +67,16 @@ export function writeProductsCall(c: WriteProductsCall): ScriptCall {
     values.push(
       r.productRef, r.id, r.expectedRev, r.externalId, r.previousExternalId, r.claimGroup, r.createdMs, r.joinLanguageRef,
       r.joinCategoryRef, r.leaveRefs.join(','), r.jobIndex, r.parentExternalId, r.embeddingStatus, r.textHash,
-      r.textSourcesJson, r.itemDigest, r.projection.length / 2,
+      r.textSourcesJson, r.itemDigest,
     );
-    for (const value of r.projection) values.push(value);
+    const f = r.searchFields;
+    if (f) {
+      values.push(f.searchRef, f.vectorsRef, fieldsDigest(f.fields.search), fieldsDigest(f.fields.vectors), f.fields.search.length / 2, f.fields.vectors.length / 2);
+      for (const value of f.fields.search) values.push(value);
+      for (const value of f.fields.vectors) values.push(value);
+    } else {
+      values.push(0, 0, '', '', 0, 0);
+    }
     docs.push(r.docJson);
   }
   // Each doc an argument of its own, after the rows (lua/writeProducts.lua says why).
@@ -171,6 +180,23 @@ export interface ProjectDocumentsCall {
   documents: { hash: Key; expectedRev: string; fields: string[] }[];
 }
 
+/** What a hash of search fields keeps of the values written last (lua/lib/searchFields.lua). */
+export const fieldsDigest = (pairs: readonly string[]): string => createHash('sha1').update(pairs.join('\u0000')).digest('base64url').slice(0, 16);
+
+export interface ProjectProductsCall {
+  products: { hash: Key; search: Key; vectors: Key; expectedRev: string; fields: ProductSearchFields }[];
+}
+
+export function projectProductsCall(c: ProjectProductsCall): ScriptCall {
+  const args: Value[] = [];
+  for (const p of c.products) {
+    args.push(p.expectedRev, fieldsDigest(p.fields.search), fieldsDigest(p.fields.vectors), p.fields.search.length / 2, p.fields.vectors.length / 2);
+    for (const value of p.fields.search) args.push(value);
+    for (const value of p.fields.vectors) args.push(value);
+  }
+  return call(c.products.flatMap((p) => [p.hash, p.search, p.vectors]), args);
+}
+
 export const projectDocumentsCall = (c: ProjectDocumentsCall): ScriptCall =>
   call(c.documents.map((d) => d.hash), [c.versionField, c.version, ...c.documents.flatMap((d) => [d.expectedRev, d.fields.length / 2, ...d.fields])]);
 
@@ -179,7 +205,11 @@ export const readHashesCall = (hashes: Key[], fields: readonly string[]): Script
 /** productTexts: the tenant's sync times, then each product's hash; its ids as arguments. */
 export const productTextsCall = (synced: Key, products: Key[], ids: string[]): ScriptCall => call([synced, ...products], ids);
 
-export const reindexDocumentsCall = (hashes: Key[]): ScriptCall => call(hashes, []);
+/** `field`: the one written again (an indexed one: a server with FILTER_COMMANDS on re-indexes only for those). */
+export const reindexDocumentsCall = (hashes: Key[], field: string): ScriptCall => call(hashes, [field]);
+
+/** Pairs of a product hash and its vector hash. */
+export const moveVectorsCall = (pairs: { product: Key; vectors: Key }[]): ScriptCall => call(pairs.flatMap((p) => [p.product, p.vectors]), []);
 
 export const renameFieldsCall = (hashes: Key[], renames: readonly (readonly [from: string, to: string])[]): ScriptCall =>
   call(hashes, renames.flat());

@@ -9,7 +9,7 @@ import type { ScriptCall } from './scriptCalls.js';
 type Key = string;
 type Flag = '1' | '0';
 
-/** createSite-8, updateSite-6, deleteSite-9, createCategory-9, updateCategory-9, deleteCategory-10, createUser-6, deleteAudited-5, deleteEntry, deleteProduct-13. */
+/** createSite-8, updateSite-6, deleteSite-9, createCategory-9, updateCategory-9, deleteCategory-10, createUser-6, deleteAudited-5, deleteEntry, deleteProduct-15. */
 export enum WriteResult {
   Done = 1,
   Missing = 0,
@@ -114,11 +114,11 @@ export interface ScriptCommands {
   ): Promise<string[]>;
   deleteProduct(
     ...call: [product: Key, externalIds: Key, products: Key, siteProducts: Key, language: Key, category: Key, changes: Key,
-      synced: Key, itemDigests: Key, ...audit: AuditKeys, embeddingCounts: Key, id: string, externalId: string, hasCategory: Flag,
+      synced: Key, itemDigests: Key, ...audit: AuditKeys, embeddingCounts: Key, search: Key, vectors: Key, id: string, externalId: string, hasCategory: Flag,
       maxlen: number, audited: Flag, ...event: AuditArgs]
   ): Promise<WriteResult.Done | WriteResult.Missing>;
   storeVectors(
-    ...call: [doc: Key, changes: Key, embeddingCounts: Key, embeddingRate: Key, tenantModel: Key, textHash: string, model: string, kind: 'product' | 'entry',
+    ...call: [doc: Key, changes: Key, embeddingCounts: Key, embeddingRate: Key, tenantModel: Key, vectors: Key, textHash: string, model: string, kind: 'product' | 'entry',
       id: string, maxlen: number, rateBucket: number, expiredBucket: number, ...fieldValues: (string | Buffer)[]]
   ): Promise<VectorsResult>;
   markEmbeddingFailed(doc: Key, embeddingCounts: Key, textHash: string, kind: 'product' | 'entry'): Promise<VectorsResult>;
@@ -133,6 +133,10 @@ export interface ScriptCommands {
   pageEntries(...call: ScriptCall): Promise<(number | string)[]>;
   /** The number of documents projected. */
   projectDocuments(...call: ScriptCall): Promise<number>;
+  /** The number of products whose search fields were written. */
+  projectProducts(...call: ScriptCall): Promise<number>;
+  /** The number of products whose vectors moved. */
+  moveVectors(...call: ScriptCall): Promise<number>;
   /** The number of hashes changed. */
   renameFields(...call: ScriptCall): Promise<number>;
   /** The number of hashes written again. */

@@ -17,8 +17,12 @@ export interface VectorTarget {
 const docKey = (tenantId: string, target: VectorTarget) =>
   target.kind === 'entry' ? keys.entry(tenantId, target.id) : keys.product(tenantId, target.id);
 
+/** The hash a document's vectors are in: a product's vector hash, an entry's own. */
+export const vectorsKey = (tenantId: string, target: VectorTarget): string =>
+  target.kind === 'entry' ? keys.entry(tenantId, target.id) : keys.productVectors(tenantId, target.id);
+
 /**
- * The hash field of one vector of a document: named by model, so that vectors of another model
+ * The hash field of one vector of a document (in the hash vectorsKey names): named by model, so that vectors of another model
  * (before a change of model is re-embedded) never stand in for this one's, and an index over the
  * documents (the Redis Query Engine's) reads only vectors of its own model and dimension.
  */
@@ -73,7 +77,7 @@ export class VectorRepository {
     const { current, expired } = rateBuckets(Date.now());
     const stored = await this.redis.storeVectors(
       docKey(tenantId, target), keys.changes(tenantId), keys.embeddingCounts(tenantId), keys.embeddingRate(tenantId),
-      keys.embeddingModel(tenantId), textHash, model, target.kind, target.id, CHANGE_STREAM_MAXLEN, current, expired, ...pairs,
+      keys.embeddingModel(tenantId), vectorsKey(tenantId, target), textHash, model, target.kind, target.id, CHANGE_STREAM_MAXLEN, current, expired, ...pairs,
     );
     return stored === VectorsResult.Stored;
   }

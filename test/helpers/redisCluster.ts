@@ -1,5 +1,6 @@
-// A private 6-node Redis Cluster (3 masters, one replica each) from Debian's redis-server on free
-// loopback ports, each node in its own temp dir; used by the cluster suites and bench:ingest.
+// A private 6-node Redis Cluster (3 masters, one replica each) from Debian's redis-server (or a
+// given build, with a module: the Query Engine's, queryEngineCluster below) on free loopback ports,
+// each node in its own temp dir; used by the cluster suites and bench:ingest.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -18,8 +19,16 @@ export interface RedisCluster {
   nodes: ClusterNode[];
   /** The node that is master of a slot now. */
   masterOf(slot: number): Promise<ClusterNode>;
-  /** Deletes every key (FLUSHALL on each master; the replicas follow). */
+  /** The live nodes that are masters now. */
+  masters(): Promise<ClusterNode[]>;
+  /** Deletes every key (FLUSHALL on each master; the replicas follow) and every search index. */
   flush(): Promise<void>;
+  /**
+   * Moves a slot to another master as `redis-cli --cluster reshard` does: IMPORTING on the target,
+   * MIGRATING on the source, MIGRATE of its keys `batch` at a time (`between` runs after each
+   * batch), then the slot assigned to the target on every master.
+   */
+  migrateSlot(slot: number, to: ClusterNode, options?: { batch?: number; between?: () => Promise<void> }): Promise<void>;
   /** Waits until every slot has a master that answers and all live nodes agree (`cluster_state:ok`). */
   waitHealthy(ms?: number): Promise<void>;
   stop(): Promise<void>;
@@ -28,7 +37,24 @@ export interface RedisCluster {
 export interface RedisClusterOptions {
   /** How long a master may be silent before its replica takes over (default 3000 ms). */
   nodeTimeoutMs?: number;
+  /** The redis-server binary (default: the one on PATH). */
+  server?: string;
+  /** A module every node loads (the search module). */
+  module?: string;
 }
+
+/**
+ * The Query Engine build to run clusters of: KCS_TEST_QE_REDIS_SERVER (a redis-server binary) and
+ * KCS_TEST_QE_MODULE (RediSearch built as a module, e.g. redisearch.so); null without them.
+ */
+export function queryEngineBuild(): { server: string; module: string } | null {
+  const server = process.env.KCS_TEST_QE_REDIS_SERVER;
+  const module = process.env.KCS_TEST_QE_MODULE;
+  return server && module ? { server, module } : null;
+}
+
+export const SKIP_WITHOUT_QUERY_ENGINE_BUILD =
+  'no Query Engine build for a cluster: set KCS_TEST_QE_REDIS_SERVER (redis-server) and KCS_TEST_QE_MODULE (redisearch.so) to run these (npm run test:rqe-cluster)';
 
 /** A port whose cluster bus port (port + 10000) is free as well. */
 async function freeClusterPort(): Promise<number> {
@@ -78,8 +104,10 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       const port = await freeClusterPort();
       const nodeDir = join(dir, String(port));
       mkdirSync(nodeDir);
-      const proc = spawn('redis-server', [
+      const proc = spawn(options.server ?? 'redis-server', [
         '--port', String(port), '--bind', '127.0.0.1', '--dir', nodeDir,
+        // A module that connects to the other nodes reads their addresses from the cluster's map.
+        ...(options.module ? ['--loadmodule', options.module, '--cluster-announce-ip', '127.0.0.1'] : []),
         '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
         '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 3000),
         // Replicas take over without waiting for an old master's data age; a failover in the tests is a kill.
@@ -111,10 +139,36 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       }
       throw new Error(`no master for slot ${slot}`);
     },
+    async masters() {
+      const roles = await Promise.all(live().map((n) => ask(n.port, (c) => c.role()).then((r) => String(r[0]), () => null)));
+      return live().filter((_, i) => roles[i] === 'master');
+    },
     async flush() {
       for (const node of live()) {
         await ask(node.port, async (c) => {
-          if (String(await c.role().then((r) => r[0])) === 'master') await c.flushall();
+          if (String(await c.role().then((r) => r[0])) !== 'master') return;
+          await c.flushall();
+          // The search module keeps its indexes across FLUSHALL; one left over would index the next file's keys.
+          if (options.module) for (const index of (await c.call('FT._LIST')) as string[]) await c.call('FT.DROPINDEX', index).catch(() => undefined);
+        });
+      }
+    },
+    async migrateSlot(slot, to, { batch = 10, between } = {}) {
+      const from = await cluster.masterOf(slot);
+      if (from === to) return;
+      const [fromId, toId] = await Promise.all([from, to].map((n) => ask(n.port, (c) => c.cluster('MYID') as Promise<string>)));
+      await ask(to.port, (c) => c.cluster('SETSLOT', slot, 'IMPORTING', fromId));
+      await ask(from.port, (c) => c.cluster('SETSLOT', slot, 'MIGRATING', toId));
+      for (;;) {
+        const keys = (await ask(from.port, (c) => c.cluster('GETKEYSINSLOT', slot, batch))) as string[];
+        if (keys.length === 0) break;
+        await ask(from.port, (c) => c.migrate('127.0.0.1', to.port, '', 0, 10_000, 'KEYS', ...keys));
+        await between?.();
+      }
+      // The target first, then the source, then the others (as redis-cli does).
+      for (const node of [to, from, ...live().filter((n) => n !== to && n !== from)]) {
+        await ask(node.port, async (c) => {
+          if (String(await c.role().then((r) => r[0])) === 'master') await c.cluster('SETSLOT', slot, 'NODE', toId);
         });
       }
     },

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { resolveSearchEngine, searchWrites } from '../../src/search/index.js';
 import { connectRedis, type Store } from '../../src/store/redis.js';
-import { searchModuleAt } from '../helpers/queryEngine.js';
+import { queryEngineRedis } from '../helpers/queryEngine.js';
 import { privateRedis, type PrivateRedis } from './fixtures.js';
 
 let plain: PrivateRedis;
@@ -29,8 +29,10 @@ test('a server without the search module: auto and builtin run the built-in engi
   assert.deepEqual(await redis.keys('kcs:probe:*'), [], 'the probe leaves nothing behind');
 });
 
-test('a server with the search module (REDIS_URL): auto and redis run the Redis Query Engine', { skip: !(process.env.REDIS_URL && (await searchModuleAt(process.env.REDIS_URL))) && 'no Redis Query Engine at REDIS_URL' }, async () => {
-  const stack = connectRedis(process.env.REDIS_URL!);
+const withModule = await queryEngineRedis();
+
+test('a server or cluster with the search module (REDIS_URL, or the cluster of test:rqe-cluster): auto and redis run the Redis Query Engine', { skip: !withModule && 'no Redis Query Engine at REDIS_URL' }, async () => {
+  const stack = connectRedis(withModule!);
   await stack.connect();
   try {
     assert.equal(await resolveSearchEngine(stack, 'auto'), 'redis-query-engine');

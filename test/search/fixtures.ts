@@ -81,7 +81,7 @@ export async function storeVectors(
 // ---- a private redis with the domain services ---------------------------------------------------
 
 export interface PrivateRedis {
-  url: string;
+  url: RedisAt;
   stop(): Promise<void>;
 }
 

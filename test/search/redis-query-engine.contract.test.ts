@@ -1,6 +1,7 @@
 // The SearchEngine contract against the Redis Query Engine adapter. It needs a server with the search
-// module (Redis Stack, Redis 8) at REDIS_URL; without one the suite is reported as skipped. The
-// documents go to that server under fresh tenants (nothing else there is touched or flushed).
+// module (Redis Stack, Redis 8) at REDIS_URL, or the cluster of `npm run test:rqe-cluster`; without
+// one the suite is reported as skipped. The documents go there under fresh tenants (nothing else
+// there is touched or flushed).
 //
 // The adapter must not depend on the protocol its connection speaks: the suite runs over RESP3 as
 // ioredis delivers it by default (maps flattened to arrays), over RESP2, and over RESP3 with maps as
@@ -9,11 +10,11 @@
 import { test } from 'node:test';
 import type { RedisOptions } from 'ioredis';
 import { connectRedis } from '../../src/store/redis.js';
-import { searchModuleAt, SKIP_WITHOUT_QUERY_ENGINE } from '../helpers/queryEngine.js';
+import { queryEngineRedis, SKIP_WITHOUT_QUERY_ENGINE } from '../helpers/queryEngine.js';
 import { searchEngineContract } from './contract/index.js';
 import { ServingModels } from '../../src/search/servingModels.js';
 
-const url = process.env.REDIS_URL;
+const url = await queryEngineRedis();
 
 const RUNS: { name: string; options: RedisOptions; exactLimit?: number }[] = [
   { name: 'RESP3 (ioredis default)', options: {} },
@@ -23,7 +24,7 @@ const RUNS: { name: string; options: RedisOptions; exactLimit?: number }[] = [
   { name: 'RESP3, vectors through the graph only', options: {}, exactLimit: 0 },
 ];
 
-if (url && (await searchModuleAt(url))) {
+if (url) {
   // Imported only here: the adapter is optional for the rest of the suite.
   const { RedisQueryEngine } = await import('../../src/search/redisQuery/engine.js');
   const { queryEngineProjection } = await import('../../src/search/redisQuery/projection.js');

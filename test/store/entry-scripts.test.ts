@@ -183,11 +183,11 @@ describe('projectDocuments, reindexDocuments and readHashes', () => {
     assert.equal(await redis.projectDocuments(...call), 0, 'a second run finds them all projected');
   });
 
-  test('reindexDocuments: writes each present hash\'s rev again, unchanged (a keyspace event per hash), creates nothing; the count', async () => {
+  test('reindexDocuments: writes each present hash\'s field again (here rev), unchanged (a keyspace event per hash), creates nothing; the count', async () => {
     await redis.hset(doc('again-1'), 'rev', '4', 'doc', 'd');
     await redis.hset(doc('again-2'), 'doc', 'no rev');
     const before = await Promise.all(['again-1', 'again-2'].map((id) => redis.hgetall(doc(id))));
-    // The event is what makes the Query Engine index a hash again (search/redisQuery/schema.ts).
+    // The event is what makes the Query Engine index a hash again (search/redisQuery/tenantIndexes.ts).
     await redis.config('SET', 'notify-keyspace-events', 'Kh');
     const subscriber = (redis as Redis).duplicate();
     const events: string[] = [];
@@ -198,7 +198,7 @@ describe('projectDocuments, reindexDocuments and readHashes', () => {
     try {
       if (subscriber.status !== 'ready') await subscriber.connect();
       await subscriber.psubscribe('__keyspace@0__:*', 'test:end');
-      assert.equal(await redis.reindexDocuments(...reindexDocumentsCall([doc('again-1'), doc('again-2'), doc('again-3')])), 1);
+      assert.equal(await redis.reindexDocuments(...reindexDocumentsCall([doc('again-1'), doc('again-2'), doc('again-3')], 'rev')), 1);
       await redis.publish('test:end', '');
       await ended;
     } finally {

@@ -1,6 +1,7 @@
 // The layout migration against a private redis-server: migrateLayout moves the short field names
-// of earlier builds to the names read now, counts the documents by embedding status and moves bulk
-// jobs' item results to bytes, tenant by tenant; and the renameFields script on its own.
+// of earlier builds to the names read now, counts the documents by embedding status, moves bulk
+// jobs' item results to bytes and products' vectors to hashes of their own, tenant by tenant; and
+// the renameFields script on its own.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { keys } from '../../src/store/keys.js';
@@ -72,6 +73,25 @@ describe('migrateLayout', () => {
     const gone = ['running', 'completed', 'expired'].map((id) => keys.jobResultsHash('tj', id));
     assert.equal(await redis.exists(...gone, keys.jobResults('tj', 'completed'), keys.jobResults('tj', 'expired')), 0);
     assert.equal(await redis.get(keys.storedLayout('tj')), LAYOUT_VERSION);
+  });
+
+  test('a product\'s vectors move to its vector hash, after the tenant\'s search indexes of earlier layouts are dropped', async () => {
+    await redis.hset(keys.tenantSlugs, 'slug-v', 'tv');
+    await redis.set(keys.storedLayout('tv'), '4');
+    await redis.zadd(keys.products('tv'), 1, 'p1', 2, 'p2');
+    const vector = Buffer.from([0, 1, 2, 255]);
+    await redis.hset(keys.product('tv', 'p1'), { doc: '{}', rev: '1', 'v:m:description': vector, 'v:m:anchor': vector });
+    await redis.hset(keys.product('tv', 'p2'), { doc: '{}', rev: '1' });
+    const dropped: string[] = [];
+    const dropOldIndexes = async (tenantId: string) => {
+      dropped.push(tenantId);
+      assert.equal(await redis.hexists(keys.product(tenantId, 'p1'), 'v:m:description'), 1, 'before the vectors move');
+    };
+    assert.deepEqual(await migrateLayout(redis, { dropOldIndexes }), { tenants: 1, documents: 1 });
+    assert.deepEqual(dropped, ['tv']);
+    assert.deepEqual(await hash(keys.product('tv', 'p1')), { doc: '{}', rev: '1' });
+    assert.deepEqual(await redis.hgetallBuffer(keys.productVectors('tv', 'p1')), { 'v:m:description': vector, 'v:m:anchor': vector });
+    assert.equal(await redis.exists(keys.productVectors('tv', 'p2')), 0, 'no vectors, no vector hash');
   });
 
   test('is idempotent: a second run finds no tenant to migrate and writes nothing', async () => {

@@ -1,12 +1,13 @@
 // The product scripts on their own, against a private redis-server: writeProducts, touchProducts,
-// settleItems-6, failJobItem-3 and deleteProduct-13, each return code (store/scripts.ts), and that
+// settleItems-6, failJobItem-3 and deleteProduct-15, each return code (store/scripts.ts), and that
 // a refused write leaves nothing behind.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { auditArgs, auditKeys, type AuditActor, type AuditArgs } from '../../src/store/audit.js';
 import { keys } from '../../src/store/keys.js';
 import { KeyTable } from '../../src/store/keyTable.js';
-import { touchProductsCall, writeProductsCall, type TouchProductsRow, type WriteProductsRow } from '../../src/store/scriptCalls.js';
+import type { ProductSearchFields } from '../../src/store/searchFields.js';
+import { fieldsDigest, touchProductsCall, writeProductsCall, type TouchProductsRow, type WriteProductsRow } from '../../src/store/scriptCalls.js';
 import { ProductWriteResult, SettleResult, TouchResult, WriteResult } from '../../src/store/scripts.js';
 import { keyspace, newest, privateRedis } from './privateRedis.js';
 
@@ -46,7 +47,8 @@ interface Write {
   textSources?: string;
   itemDigest?: string;
   embeddingStatus?: string;
-  projection?: string[];
+  /** Search fields (search hash pairs, vector hash pairs): with the Redis Query Engine. */
+  projection?: ProductSearchFields;
 }
 
 /** A key table as products.ts lays it out: the fixed keys, then each other key once, by position. */
@@ -70,7 +72,8 @@ async function write(products: Write[], options: { job?: string; audited?: boole
     joinCategoryRef: p.category ? ref(keys.productsByCategory(T, p.category)) : 0,
     leaveRefs: (p.leave ?? []).map(ref), jobIndex: p.jobIndex ?? '', docJson: JSON.stringify({ id: p.id, external_id: p.externalId ?? null }),
     parentExternalId: p.parentExternalId ?? '', embeddingStatus: p.embeddingStatus ?? 'pending', textHash: p.textHash ?? '', textSourcesJson: p.textSources ?? '',
-    itemDigest: p.itemDigest ?? '', projection: p.projection ?? [],
+    itemDigest: p.itemDigest ?? '',
+    searchFields: p.projection ? { searchRef: ref(keys.productSearch(T, p.id)), vectorsRef: ref(keys.productVectors(T, p.id)), fields: p.projection } : null,
   }));
   const event = auditArgs(actor, { action: first.expectedRev ? 'update' : 'create', entityType: 'product', entityId: first.id });
   return pairs(await redis.writeProducts(...writeProductsCall({
@@ -89,13 +92,15 @@ describe('writeProducts', () => {
   test('Written with the new rev: fields under their stored names, indexes, sync bookkeeping, one change entry, the audit event', async () => {
     const result = await write([{
       id: 'p1', externalId: 'ext-1', claimGroup: 'g1', language: 'en', category: 'shoes', parentExternalId: 'parent-1',
-      textHash: 'h1', textSources: '{"description":"d"}', itemDigest: 'dig-1', projection: ['f:title', 'Shoe', 'f:none', ''],
+      textHash: 'h1', textSources: '{"description":"d"}', itemDigest: 'dig-1', projection: { search: ['f:title', 'Shoe', 'f:none', ''], vectors: ['f:site', 's'] },
     }], { audited: true });
     assert.deepEqual(result, [ProductWriteResult.Written, 1]);
     assert.deepEqual(await product('p1'), {
       doc: JSON.stringify({ id: 'p1', external_id: 'ext-1' }), rev: '1', parent_external_id: 'parent-1', embedding_status: 'pending',
-      text_hash: 'h1', text_sources: '{"description":"d"}', 'f:title': 'Shoe',
+      text_hash: 'h1', text_sources: '{"description":"d"}',
     });
+    assert.deepEqual(await redis.hgetall(keys.productSearch(T, 'p1')), { _d: fieldsDigest(['f:title', 'Shoe', 'f:none', '']), 'f:title': 'Shoe' }, 'the search fields in a hash of their own');
+    assert.deepEqual(await redis.hgetall(keys.productVectors(T, 'p1')), { _d: fieldsDigest(['f:site', 's']), 'f:site': 's' }, 'the vector search\'s filter fields beside the vectors');
     const sets = [keys.products(T), keys.siteProducts(T, S), keys.productsByLanguage(T, 'en'), keys.productsByCategory(T, 'shoes')];
     assert.deepEqual(await indexed('p1', ...sets), sets.map(() => String(CREATED)));
     assert.equal(await redis.hget(keys.siteExternalIds(T, S), 'ext-1'), 'p1');
@@ -109,12 +114,12 @@ describe('writeProducts', () => {
   test('Written on update: indexes moved, an empty projection value removes the field, unchanged texts stay, no digest clears it', async () => {
     const result = await write([{
       id: 'p1', expectedRev: '1', externalId: 'ext-1', previousExternalId: 'ext-1', language: 'de',
-      leave: [keys.productsByLanguage(T, 'en')], projection: ['f:title', ''],
+      leave: [keys.productsByLanguage(T, 'en')], projection: { search: ['f:title', ''], vectors: ['f:site', 's'] },
     }]);
     assert.deepEqual(result, [ProductWriteResult.Written, 2]);
     const stored = await product('p1');
     assert.equal(stored.rev, '2');
-    assert.equal(stored['f:title'], undefined, 'an empty value removes the field');
+    assert.equal(await redis.hexists(keys.productSearch(T, 'p1'), 'f:title'), 0, 'an empty value removes the field');
     assert.deepEqual([stored.text_hash, stored.text_sources], ['h1', '{"description":"d"}'], 'no text_hash: the texts stay as stored');
     assert.deepEqual(await indexed('p1', keys.productsByLanguage(T, 'en'), keys.productsByLanguage(T, 'de')), [null, String(CREATED)]);
     assert.equal(await redis.hget(keys.productsItemDigests(T), 'p1'), null, 'a write without an item digest clears it');
@@ -122,6 +127,19 @@ describe('writeProducts', () => {
     assert.deepEqual(await write([{ id: 'p1', expectedRev: '2', externalId: 'ext-1', previousExternalId: 'ext-1', textHash: 'h2' }]), [ProductWriteResult.Written, 3]);
     const [textHash, textSources] = await redis.hmget(keys.product(T, 'p1'), 'text_hash', 'text_sources');
     assert.deepEqual([textHash, textSources], ['h2', null], 'new texts without explicit sources drop text_sources');
+  });
+
+  test('search fields unchanged since the last write are not written again (a write makes the Query Engine index the hash)', async () => {
+    const fields = { search: ['f:title', 'Hat', 'f:price', '5'], vectors: ['f:site', 's'] };
+    await write([{ id: 'same', projection: fields }]);
+    await redis.hset(keys.productVectors(T, 'same'), 'marker', 'left alone');
+    await redis.hset(keys.productSearch(T, 'same'), 'marker', 'left alone');
+    await write([{ id: 'same', expectedRev: '1', projection: { ...fields, search: ['f:title', 'Hat', 'f:price', '6'] } }]);
+    assert.deepEqual(await redis.hmget(keys.productSearch(T, 'same'), 'f:price', '_d'), ['6', fieldsDigest(['f:title', 'Hat', 'f:price', '6'])], 'a new price is written');
+    assert.equal(await redis.hget(keys.productVectors(T, 'same'), 'marker'), 'left alone', 'the vector hash is not written: its fields did not change');
+    await redis.hset(keys.productSearch(T, 'same'), 'f:price', 'stale marker');
+    await write([{ id: 'same', expectedRev: '2', projection: { ...fields, search: ['f:title', 'Hat', 'f:price', '6'] } }]);
+    assert.equal(await redis.hget(keys.productSearch(T, 'same'), 'f:price'), 'stale marker', 'unchanged search fields are not written');
   });
 
   test('Changed for a stale expected rev and for a create of an existing product; nothing written', async () => {
@@ -330,14 +348,16 @@ describe('deleteProduct', () => {
     return redis.deleteProduct(
       keys.product(T, id), keys.siteExternalIds(T, S), keys.products(T), keys.siteProducts(T, S), keys.productsByLanguage(T, 'en'),
       category !== null ? keys.productsByCategory(T, category) : keys.products(T), keys.changes(T), keys.productsSynced(T),
-      keys.productsItemDigests(T), ...auditKeys(T, 'product', id), keys.embeddingCounts(T), id, externalId, category !== null ? '1' : '0', MAXLEN, ...event,
+      keys.productsItemDigests(T), ...auditKeys(T, 'product', id), keys.embeddingCounts(T), keys.productSearch(T, id), keys.productVectors(T, id),
+      id, externalId, category !== null ? '1' : '0', MAXLEN, ...event,
     );
   };
 
   test('Done, then Missing; its indexes, external_id and sync bookkeeping cleared, one change entry, one audit event', async () => {
-    await write([{ id: 'd1', externalId: 'ext-d1', language: 'en', category: 'hats', itemDigest: 'dig' }], { audited: true });
+    await write([{ id: 'd1', externalId: 'ext-d1', language: 'en', category: 'hats', itemDigest: 'dig', projection: { search: ['f:title', 'Hat'], vectors: ['f:site', 's'] } }], { audited: true });
+    await redis.hset(keys.productVectors(T, 'd1'), 'v:m:description', 'bytes');
     assert.equal(await del('d1', 'ext-d1', 'hats', true), WriteResult.Done);
-    assert.equal(await redis.exists(keys.product(T, 'd1')), 0);
+    assert.equal(await redis.exists(keys.product(T, 'd1'), keys.productSearch(T, 'd1'), keys.productVectors(T, 'd1')), 0, 'the product, its search fields and its vectors are gone');
     const sets = [keys.products(T), keys.siteProducts(T, S), keys.productsByLanguage(T, 'en'), keys.productsByCategory(T, 'hats')];
     assert.deepEqual(await indexed('d1', ...sets), sets.map(() => null));
     assert.equal(await redis.hget(keys.siteExternalIds(T, S), 'ext-d1'), null);
@@ -376,7 +396,7 @@ describe('embedding status counts', () => {
     assert.equal(await redis.deleteProduct(
       keys.product(T, 'c2'), keys.siteExternalIds(T, S), keys.products(T), keys.siteProducts(T, S), keys.productsByLanguage(T, 'en'),
       keys.products(T), keys.changes(T), keys.productsSynced(T), keys.productsItemDigests(T), ...auditKeys(T, 'product', 'c2'), keys.embeddingCounts(T),
-      'c2', '', '0', MAXLEN, ...event,
+      keys.productSearch(T, 'c2'), keys.productVectors(T, 'c2'), 'c2', '', '0', MAXLEN, ...event,
     ), WriteResult.Done);
     assert.deepEqual(await counts(), { 'product:pending': '1', 'product:ready': '0', 'product:skipped': '0' });
   });

@@ -137,12 +137,13 @@ test('storeVectors: Stale when the texts changed since they were read, Stored fo
   await redis.hset(keys.embeddingCounts(T), 'product:pending', 1);
   const vector = toBytes(Float32Array.from([0.6, 0.8]));
   const store = (textHash: string) =>
-    redis.storeVectors(product, keys.changes(T), keys.embeddingCounts(T), keys.embeddingRate(T), keys.embeddingModel(T), textHash, 'm', 'product', 'p1', MAXLEN, 1000, 970, 'v:m:description', vector);
+    redis.storeVectors(product, keys.changes(T), keys.embeddingCounts(T), keys.embeddingRate(T), keys.embeddingModel(T), keys.productVectors(T, 'p1'), textHash, 'm', 'product', 'p1', MAXLEN, 1000, 970, 'v:m:description', vector);
   assert.equal(await store('old'), VectorsResult.Stale);
-  assert.equal(await redis.hexists(product, 'v:m:description'), 0);
+  assert.equal(await redis.exists(keys.productVectors(T, 'p1')), 0);
   assert.equal(await store('current'), VectorsResult.Stored);
   assert.equal(await redis.get(keys.embeddingModel(T)), 'm', 'the first vectors make their model the tenant’s');
-  assert.deepEqual(await redis.hgetBuffer(product, 'v:m:description'), vector);
+  assert.deepEqual(await redis.hgetBuffer(keys.productVectors(T, 'p1'), 'v:m:description'), vector, 'a product\'s vectors are in its vector hash');
+  assert.equal(await redis.hget(product, 'embedding_status'), 'ready');
   assert.deepEqual(await redis.hgetall(keys.embeddingCounts(T)), { 'product:pending': '0', 'product:ready': '1' });
   assert.deepEqual(await redis.hgetall(keys.embeddingRate(T)), { 1000: '1' });
 });

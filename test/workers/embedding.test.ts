@@ -85,8 +85,10 @@ async function untilReady(id: string): Promise<any> {
   }, `product ${id} to be embedded`);
 }
 
-/** The product's Redis hash, values as bytes. */
-const productHash = (id: string): Promise<Record<string, Buffer>> => redis.hgetallBuffer(keys.product(t.tenant.id, id));
+/** The product's Redis hash with the fields of its vector hash (its vectors), values as bytes. */
+const productHash = async (id: string): Promise<Record<string, Buffer>> => ({
+  ...(await redis.hgetallBuffer(keys.product(t.tenant.id, id))), ...(await redis.hgetallBuffer(keys.productVectors(t.tenant.id, id))),
+});
 
 /** The v:* fields of a product hash. */
 function vectorsOf(hash: Record<string, Buffer>): Record<string, Buffer> {
@@ -251,8 +253,7 @@ describe('stale vectors', () => {
   test('VectorRepository.store with a text hash other than the stored one writes nothing', async () => {
     const created = await upsert(product());
     await untilReady(created.body.id);
-    const key = keys.product(t.tenant.id, created.body.id);
-    const before = await redis.hgetallBuffer(key);
+    const before = await productHash(created.body.id);
     const textHash = before.text_hash.toString();
 
     const vectors = new VectorRepository(store);
@@ -261,15 +262,15 @@ describe('stale vectors', () => {
       textHash: `${textHash.slice(0, -1)}x`, model: 'other-model', vectors: { description: foreign, properties: foreign, attributes: null, anchor: foreign },
     });
     assert.equal(stale, false);
-    assert.deepEqual(await redis.hgetallBuffer(key), before, 'the product hash is untouched');
+    assert.deepEqual(await productHash(created.body.id), before, 'the product and its vectors are untouched');
 
     const gone = await vectors.store(t.tenant.id, { kind: 'product', id: '00000000-0000-4000-8000-000000000000' }, { textHash, model: 'other-model', vectors: { description: foreign } });
     assert.equal(gone, false, 'a missing product is never created by a vector write');
-    assert.equal(await redis.exists(keys.product(t.tenant.id, '00000000-0000-4000-8000-000000000000')), 0);
+    assert.equal(await redis.exists(keys.product(t.tenant.id, '00000000-0000-4000-8000-000000000000'), keys.productVectors(t.tenant.id, '00000000-0000-4000-8000-000000000000')), 0);
 
     // The guard, not the method, refused: with the current text hash the write goes through.
     assert.equal(await vectors.store(t.tenant.id, { kind: 'product', id: created.body.id }, { textHash, model: 'other-model', vectors: { description: foreign, attributes: null } }), true);
-    const after = await redis.hgetallBuffer(key);
+    const after = await productHash(created.body.id);
     assert.ok(after[vectorField('other-model', 'description')].equals(toBytes(foreign)), 'stored under its own model');
     assert.equal(after[vectorField('other-model', 'attributes')], undefined, 'an empty vector removes the field');
     assert.ok(after[vf('description')].equals(before[vf('description')]), "the configured model's vectors stay as they were");

@@ -15,12 +15,14 @@ import { keys } from '../../src/store/keys.js';
 import { vectorField } from '../../src/store/vectors.js';
 import { waitEmbedded } from '../helpers/embedding.js';
 import { writeOnnxTestModel } from '../helpers/onnxModel.js';
-import { startStack, type Stack, type TenantFixture } from '../helpers/stack.js';
+import { IndexRouter } from '../../src/search/redisQuery/router.js';
+import type { RedisAt } from '../../src/store/redis.js';
+import { sharedRedis, startStack, type Stack, type TenantFixture } from '../helpers/stack.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kcs-reembed-'));
 // A private server, or the run's server with the Query Engine (`npm run test:rqe`): fresh tenants there.
 let redis: EmbeddedRedis | null = null;
-let url: string;
+let url: RedisAt;
 let first: Stack;
 let second: Stack | null = null;
 let t: TenantFixture;
@@ -35,7 +37,8 @@ const products: Record<string, string> = {};
 let entry = '';
 
 before(async () => {
-  if (process.env.KCS_TEST_REDIS_URL) url = process.env.KCS_TEST_REDIS_URL;
+  const shared = sharedRedis();
+  if (shared) url = shared;
   else url = (redis = await startEmbeddedRedis(join(root, 'redis'), { persist: false })).url;
   first = await startStack(onnx(modelA), { redis: url });
   t = await first.tenant();
@@ -107,7 +110,7 @@ test('the workers of another model embed every document again; the new model bec
     for (const id of Object.values(products)) {
       const hash = await client.hgetallBuffer(keys.product(t.tenant.id, id));
       assert.equal(hash.embedding_model.toString(), idB);
-      assert.ok(hash[vectorField(idB, 'description')]?.length, 'the new vectors are there');
+      assert.ok((await client.hgetBuffer(keys.productVectors(t.tenant.id, id), vectorField(idB, 'description')))?.length, 'the new vectors are there');
     }
     assert.equal(await client.hget(keys.entry(t.tenant.id, entry), 'embedding_model'), idB);
     // Search ranks by the new vectors: model A's directory can go.
@@ -123,9 +126,9 @@ test('the workers of another model embed every document again; the new model bec
   }
 });
 
-/** The vector fields (`v:*`) of the tenant's products and its entry, by document. */
+/** The vector fields (`v:*`) of the tenant's products (their vector hashes) and its entry, by document. */
 async function vectorFields(client: Awaited<ReturnType<Stack['client']>>): Promise<string[][]> {
-  const hashes = [...Object.values(products).map((id) => keys.product(t.tenant.id, id)), keys.entry(t.tenant.id, entry)];
+  const hashes = [...Object.values(products).map((id) => keys.productVectors(t.tenant.id, id)), keys.entry(t.tenant.id, entry)];
   return Promise.all(hashes.map(async (key) => (await client.hkeys(key)).filter((f) => f.startsWith('v:')).sort()));
 }
 
@@ -145,7 +148,7 @@ test('once the new model is the tenant’s, the vectors search no longer reads g
     }
     // The maintenance job drops the old model's indexes after its vectors (workers/maintenance.ts).
     for (const deadline = Date.now() + 30_000; ; await delay(100)) {
-      const indexes = await client.call('FT._LIST').then((names) => names as string[], () => null);
+      const indexes = await new IndexRouter(client).call(t.tenant.id, ['FT._LIST']).then((names) => names as string[], () => null);
       if (!indexes) break;
       const ofTenant = indexes.filter((name) => name.startsWith(keys.searchIndex(t.tenant.id, '')));
       const dropped = ofTenant.length > 0 && ofTenant.every((name) => !name.includes(idA.replace(/[^\w.-]/g, '_')));
@@ -156,7 +159,7 @@ test('once the new model is the tenant’s, the vectors search no longer reads g
     assert.deepEqual([res.status, res.body.hits[0]?.id, res.body.semantic_fallback], [200, products.leash, null], res.text);
 
     // Vectors of texts ranking does not use (an earlier build's properties vector) go when workers start.
-    const leash = keys.product(t.tenant.id, products.leash);
+    const leash = keys.productVectors(t.tenant.id, products.leash);
     await client.hset(leash, vectorField(idB, 'properties'), Buffer.alloc(16));
     const third = await startStack(onnx(modelB), { redis: url });
     try {

@@ -1,7 +1,9 @@
 // The FT commands a search of one collection sends: FT.SEARCH and FT.AGGREGATE with their replies
-// parsed (replies.ts), FT.SPELLCHECK for the terms an index lacks, and document ids from keys.
-import type { Store } from '../../store/redis.js';
+// parsed (replies.ts), FT.SPELLCHECK for the terms an index lacks, and document ids from keys. They
+// go to the master holding the tenant's documents; one that has moved there is not followed, so
+// that the engine checks the indexes there first (engine.ts).
 import { parseAggregateReply, parseSearchReply, parseSpellcheckReply, type ParsedReply } from './replies.js';
+import type { Args, IndexRouter } from './router.js';
 import type { Collection } from './schema.js';
 
 /** FT.SEARCH arguments after the query, and its DIALECT ('2' unless given). */
@@ -11,10 +13,14 @@ export interface SearchArgs {
 }
 
 export class IndexCommands {
-  constructor(private readonly redis: Store) {}
+  constructor(private readonly router: IndexRouter) {}
+
+  private send(c: Collection, args: Args): Promise<unknown> {
+    return this.router.call(c.tenantId, args, { followMoved: false });
+  }
 
   async query(c: Collection, query: string, { args, dialect = '2' }: SearchArgs): Promise<ParsedReply> {
-    const reply = await this.redis.call('FT.SEARCH', c.index, query, ...args, 'DIALECT', dialect);
+    const reply = await this.send(c, ['FT.SEARCH', c.index, query, ...args, 'DIALECT', dialect]);
     return parseSearchReply(reply, { withScores: args.includes('WITHSCORES'), noContent: args.includes('NOCONTENT') });
   }
 
@@ -31,14 +37,14 @@ export class IndexCommands {
   async aggregate(c: Collection, query: string, { field, top }: { field: string; top: number | null }): Promise<ParsedReply> {
     const which = top ? ['SORTBY', '4', '@count', 'DESC', `@${field}`, 'ASC', 'MAX', String(top)] : ['LIMIT', '0', '1000000'];
     return parseAggregateReply(
-      await this.redis.call('FT.AGGREGATE', c.index, query, 'GROUPBY', '1', `@${field}`, 'REDUCE', 'COUNT', '0', 'AS', 'count', ...which, 'DIALECT', '2'),
+      await this.send(c, ['FT.AGGREGATE', c.index, query, 'GROUPBY', '1', `@${field}`, 'REDUCE', 'COUNT', '0', 'AS', 'count', ...which, 'DIALECT', '2']),
     );
   }
 
   /** The terms among `terms` that the index holds in no document. */
   async missingTerms(c: Collection, terms: string[]): Promise<Set<string>> {
     if (terms.length === 0) return new Set();
-    return parseSpellcheckReply(await this.redis.call('FT.SPELLCHECK', c.index, terms.join(' '), 'DIALECT', '2'));
+    return parseSpellcheckReply(await this.send(c, ['FT.SPELLCHECK', c.index, terms.join(' '), 'DIALECT', '2']));
   }
 
   idOf(c: Collection, key: string): string {

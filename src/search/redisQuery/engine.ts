@@ -1,7 +1,8 @@
-// The Redis Query Engine adapter (RediSearch: Redis Stack, Redis 8). Each tenant has one FT index per
-// collection over the document hashes themselves (schema.ts), whose search fields every document
-// write stores in the same atomic step (projection.ts). So a write is searchable in every process
-// the moment it is answered, and a serve process has nothing to read or follow at start.
+// The Redis Query Engine adapter (RediSearch: Redis Stack, Redis 8). Each tenant has FT indexes over
+// its documents' search fields (schema.ts), which every document write stores in the same atomic
+// step (projection.ts), on the master that holds the tenant's documents (router.ts). So a write is
+// searchable in every process the moment it is answered, and a serve process has nothing to read
+// or follow at start.
 //
 // Keyword ranking is the server's BM25 over kcs's own analysis; a word the index does not know gets
 // typo variants, the last word matches as a prefix; KNN runs with pre-filters and is sorted by
@@ -9,6 +10,7 @@
 import type { Logger } from '../../log.js';
 import { keys } from '../../store/keys.js';
 import type { Store } from '../../store/redis.js';
+import { UnavailableError } from '../../store/unavailableError.js';
 import { analyzeQuery, type QueryAnalysis } from '../analysis.js';
 import {
   fuseRanks, windowOf,
@@ -18,9 +20,13 @@ import {
 import { queryCodes } from '../productValues.js';
 import { IndexCommands } from './commands.js';
 import { KeywordSearch, type Keyword, type PlannedWords, type Ranked } from './keyword.js';
-import { accessFilter, all, entryFilter, productFilter, tagAny, tagNone, variantFilter } from './query.js';
+import { ModelIndexes } from './modelIndexes.js';
+import { accessFilter, all, entryFilter, productFilterParts, tagAny, tagNone, variantFilter, type ProductFilterParts } from './query.js';
+import { IndexRouter } from './router.js';
 import type { ServingModels } from '../servingModels.js';
-import { F, ModelIndexes, PROJECTION_VERSION, type Collection, type IndexOptions, type TenantIndexes } from './schema.js';
+import { F, PROJECTION_VERSION, type Collection, type IndexOptions } from './schema.js';
+import type { TenantIndexes } from './tenantIndexes.js';
+import { EXACT_LIMIT, VectorSearch, type Nearest } from './vectorSearch.js';
 
 export interface RedisQueryEngineOptions {
   /** Which model's vectors each tenant is searched with: each model has its own indexes. */
@@ -34,6 +40,9 @@ export interface RedisQueryEngineOptions {
   exactLimit?: number;
 }
 
+/** How a search's semantic part runs: where, under which filters, among how many documents. */
+type SemanticScope = Omit<Nearest, 'vector' | 'blob' | 'k' | 'floor'>;
+
 /** What differs between a product and an entry search, and the query's words. */
 interface SearchScope {
   filter: string;
@@ -42,17 +51,8 @@ interface SearchScope {
   facets: ProductFacet[];
   /** The query's words as the index reads them. */
   planned: PlannedWords;
-  /** How the semantic search walks the vectors (null: no semantic search). */
-  policy: VectorPolicy | null;
-}
-
-/** One KNN query. */
-interface Nearest {
-  vector: 'content' | 'anchor';
-  blob: Float32Array | Buffer;
-  k: number;
-  filter: string;
-  policy: VectorPolicy;
+  /** The semantic search (null: none). */
+  semantic: SemanticScope | null;
 }
 
 /** The documents a facet counts: those `query` matches (null: none), and the `extra` ones by id. */
@@ -66,19 +66,17 @@ const servedFilter = (s: SearchRequest) => tagAny(F.baseLanguage, s.semanticLang
 const runsSemantic = (s: SearchRequest) => s.mode !== 'keyword' && s.vector !== null;
 /** The model and dimension of a search's query vector (undefined: it has none). */
 const vectorModelOf = (s: SearchRequest): IndexOptions | undefined => (s.vector && s.model ? { modelId: s.model, dimension: s.vector.length } : undefined);
+const unknownIndex = (error: unknown) => error instanceof Error && /unknown index|no such index/i.test(error.message);
+
+/** A product search's semantic part: the vectors searched under the filters their index holds, the rest checked in the products index. */
+function productSemantic(vectors: Collection, products: Collection, parts: ProductFilterParts, s: SearchRequest): Omit<SemanticScope, 'allowed'> {
+  const filter = all(parts.stable, servedFilter(s));
+  return { c: vectors, filter, check: parts.volatile ? { c: products, filter: all(filter, parts.volatile) } : null };
+}
 
 const FACET_FIELD: Record<ProductFacet, string> = { brand: 'brand_v', category: 'category_v', availability: 'avail_v' };
 /** Values listed per facet, most frequent first (as the built-in engine). */
 const FACET_VALUES = 50;
-/**
- * Filtered vector searches over at most this many documents scan them exactly (HYBRID_POLICY
- * ADHOC_BF); larger sets walk the graph in batches. RediSearch 2.10 decides by itself otherwise,
- * and picks the exact scan even for a filter that keeps most of the catalogue (30 ms at 100,000
- * products of 512-d, against 1 ms in batches).
- */
-const EXACT_LIMIT = 8_000;
-
-type VectorPolicy = 'ADHOC_BF' | 'BATCHES';
 
 /** Scored above any BM25 score: a query that is a product's code puts that product first. */
 const CODE_SCORE = 1000;
@@ -91,15 +89,18 @@ export class RedisQueryEngine implements SearchEngine {
   private readonly projected = new Map<string, Promise<void>>();
   private readonly ft: IndexCommands;
   private readonly keywords: KeywordSearch;
+  private readonly vectors: VectorSearch;
 
   constructor(
     private readonly redis: Store,
     private readonly log: Logger,
     private readonly options: RedisQueryEngineOptions,
   ) {
-    this.indexes = new ModelIndexes(redis);
-    this.ft = new IndexCommands(redis);
+    const router = new IndexRouter(redis);
+    this.indexes = new ModelIndexes(redis, router, log);
+    this.ft = new IndexCommands(router);
     this.keywords = new KeywordSearch(this.ft);
+    this.vectors = new VectorSearch(this.ft, options.exactLimit ?? EXACT_LIMIT);
   }
 
   /** Nothing to read: the indexes are in Redis. Tenants whose documents lack the projection are handed on. */
@@ -119,54 +120,92 @@ export class RedisQueryEngine implements SearchEngine {
     return (await this.options.models.of(tenantId)).modelId;
   }
 
-  async searchProducts(tenantId: string, s: ProductSearch): Promise<SearchResult> {
-    const c = (await this.tenant(tenantId, vectorModelOf(s))).products(tenantId);
-    // One round trip for what the queries depend on: the sites being purged, the words as the
-    // index reads them, and how many documents a semantic search may rank (an estimate: before the purge).
-    const [purging, planned, policy] = await Promise.all([
-      this.redis.smembers(keys.sitesPurging(tenantId)),
-      this.plan(c, s, { stemming: s.filters.language ?? null, language: s.language }),
-      runsSemantic(s) ? this.vectorPolicy(c, all(productFilter(s.filters, []), servedFilter(s))) : null,
-    ]);
-    const codes = s.query.trim() ? queryCodes(s.query) : [];
-    return this.search(c, s, { filter: productFilter(s.filters, purging), codes, facets: s.facets, planned, policy });
+  searchProducts(tenantId: string, s: ProductSearch): Promise<SearchResult> {
+    return this.serve(tenantId, async () => {
+      const indexes = await this.tenant(tenantId, vectorModelOf(s));
+      const c = indexes.products(tenantId);
+      const vectors = indexes.productVectors(tenantId);
+      const semantic = runsSemantic(s) && vectors ? (parts: ProductFilterParts) => productSemantic(vectors, c, parts, s) : null;
+      // One round trip for what the queries depend on: the sites being purged, the words as the
+      // index reads them, and how many documents a semantic search may rank (an estimate: before the purge).
+      const [purging, planned, allowed] = await Promise.all([
+        this.redis.smembers(keys.sitesPurging(tenantId)),
+        this.plan(c, s, { stemming: s.filters.language ?? null, language: s.language }),
+        semantic ? this.vectors.allowed(semantic(productFilterParts(s.filters, []))) : 0,
+      ]);
+      const parts = productFilterParts(s.filters, purging);
+      const codes = s.query.trim() ? queryCodes(s.query) : [];
+      return this.search(c, s, { filter: all(parts.stable, parts.volatile), codes, facets: s.facets, planned, semantic: semantic && { ...semantic(parts), allowed } });
+    });
   }
 
-  async searchKnowledge(tenantId: string, s: KnowledgeSearch): Promise<SearchResult> {
-    const c = (await this.tenant(tenantId, vectorModelOf(s))).entries(tenantId);
-    const filter = entryFilter(s.filters);
-    const [planned, policy] = await Promise.all([
-      this.plan(c, s, { stemming: s.filters.language ?? null, language: s.language }),
-      runsSemantic(s) ? this.vectorPolicy(c, all(filter, servedFilter(s))) : null,
-    ]);
-    return this.search(c, s, { filter, codes: [], facets: [], planned, policy });
+  searchKnowledge(tenantId: string, s: KnowledgeSearch): Promise<SearchResult> {
+    return this.serve(tenantId, async () => {
+      const c = (await this.tenant(tenantId, vectorModelOf(s))).entries(tenantId);
+      const filter = entryFilter(s.filters);
+      const semantic = runsSemantic(s) ? { c, filter: all(filter, servedFilter(s)), check: null } : null;
+      const [planned, allowed] = await Promise.all([
+        this.plan(c, s, { stemming: s.filters.language ?? null, language: s.language }),
+        semantic ? this.vectors.allowed(semantic) : 0,
+      ]);
+      return this.search(c, s, { filter, codes: [], facets: [], planned, semantic: semantic && { ...semantic, allowed } });
+    });
   }
 
-  async relatedProducts(tenantId: string, productId: string, r: RelatedRequest & { variantStrategy: VariantStrategy }): Promise<SearchResult | null> {
-    const c = (await this.tenant(tenantId)).products(tenantId);
-    const [[rev, site, ext, anchor, content], purging] = await Promise.all([
-      this.redis.hmgetBuffer(c.prefix + productId, 'rev', 'f:site', 'f:ext', ...this.vectorFieldsOf(c)),
-      this.redis.smembers(keys.sitesPurging(tenantId)),
-    ]);
-    if (!rev || (site && purging.includes(site.toString()))) return null;
-    const vector = anchor?.length ? anchor : content;
-    if (!vector?.length || !site) return { hits: [], total: 0, facets: {} };
-    const filter = all(tagAny('site', [site.toString()]), tagNone(F.id, [productId]), variantFilter(r.variantStrategy), ext?.length ? tagNone('pext', [ext.toString()]) : '');
-    return this.related(c, { vector, filter }, r);
+  relatedProducts(tenantId: string, productId: string, r: RelatedRequest & { variantStrategy: VariantStrategy }): Promise<SearchResult | null> {
+    return this.serve(tenantId, async () => {
+      const indexes = await this.tenant(tenantId);
+      const c = indexes.products(tenantId);
+      const v = indexes.productVectors(tenantId);
+      const [rev, [site, ext], [anchor, content], purging] = await Promise.all([
+        this.redis.hget(keys.product(tenantId, productId), 'rev'),
+        this.redis.hmget(c.prefix + productId, 'f:site', 'f:ext'),
+        v ? this.redis.hmgetBuffer(v.prefix + productId, ...this.vectorFieldsOf(v)) : [null, null],
+        this.redis.smembers(keys.sitesPurging(tenantId)),
+      ]);
+      if (!rev || (site && purging.includes(site))) return null;
+      const vector = anchor?.length ? anchor : content;
+      if (!v || !vector?.length || !site) return { hits: [], total: 0, facets: {} };
+      const filter = all(tagAny('site', [site]), tagNone(F.id, [productId]), variantFilter(r.variantStrategy), ext ? tagNone('pext', [ext]) : '');
+      return this.related(v, { vector, filter }, r);
+    });
   }
 
-  async relatedEntries(tenantId: string, entryId: string, r: RelatedRequest & { access: EntryAccess }): Promise<SearchResult | null> {
-    const c = (await this.tenant(tenantId)).entries(tenantId);
-    const access = accessFilter(r.access);
-    const readable = await this.ft.query(c, all(tagAny(F.id, [entryId]), access), { args: ['NOCONTENT', 'LIMIT', '0', '1'] });
-    if (readable.rows.length === 0) return null;
-    const [anchor, content] = c.vectorFields ? await this.redis.hmgetBuffer(c.prefix + entryId, ...this.vectorFieldsOf(c)) : [null, null];
-    const vector = anchor?.length ? anchor : content;
-    if (!vector?.length) return { hits: [], total: 0, facets: {} };
-    return this.related(c, { vector, filter: all(access, tagNone(F.id, [entryId])) }, r);
+  relatedEntries(tenantId: string, entryId: string, r: RelatedRequest & { access: EntryAccess }): Promise<SearchResult | null> {
+    return this.serve(tenantId, async () => {
+      const c = (await this.tenant(tenantId)).entries(tenantId);
+      const access = accessFilter(r.access);
+      const readable = await this.ft.query(c, all(tagAny(F.id, [entryId]), access), { args: ['NOCONTENT', 'LIMIT', '0', '1'] });
+      if (readable.rows.length === 0) return null;
+      const [anchor, content] = c.vectorFields ? await this.redis.hmgetBuffer(c.prefix + entryId, ...this.vectorFieldsOf(c)) : [null, null];
+      const vector = anchor?.length ? anchor : content;
+      if (!vector?.length) return { hits: [], total: 0, facets: {} };
+      return this.related(c, { vector, filter: all(access, tagNone(F.id, [entryId])) }, r);
+    });
   }
 
   // ---- tenants ---------------------------------------------------------------------------------
+
+  /**
+   * Runs a search. Where the tenant's indexes turn out to be elsewhere or gone (a failover, a moved
+   * slot, a dropped index), they are checked again (made where missing) and the search runs once
+   * more. While the tenant's slot migrates, its indexes are made ahead on the master it goes to,
+   * and the search fails (503): that master holds only the documents moved so far.
+   */
+  private async serve<T>(tenantId: string, search: () => Promise<T>): Promise<T> {
+    try {
+      return await search();
+    } catch (error) {
+      const migratingTo = error instanceof UnavailableError ? error.why.migratingTo : undefined;
+      if (migratingTo) {
+        void this.options.models.of(tenantId).then((model) => this.indexes.of(model).prepareImport(tenantId, migratingTo)).catch(() => undefined);
+        throw error;
+      }
+      if (!(error instanceof UnavailableError && error.why.moved) && !unknownIndex(error)) throw error;
+      this.indexes.forget(tenantId);
+      return search();
+    }
+  }
 
   /**
    * The indexes of the model the tenant is searched with (or of the query vector's model: the
@@ -204,8 +243,8 @@ export class RedisQueryEngine implements SearchEngine {
     const [keywordFound, codes, semantic] = await Promise.all([
       useKeyword ? this.keywords.search(c, { query: s.query, k: runsSemantic(s) ? window : s.offset + s.limit }, scope.planned, scope.filter) : null,
       useKeyword && scope.codes.length > 0 ? this.ft.ids(c, all(tagAny('codes', scope.codes), scope.filter), CODE_HITS) : [],
-      scope.policy
-        ? this.knn(c, { vector: 'content', blob: s.vector!, k: window, filter: all(scope.filter, servedFilter(s)), policy: scope.policy }).then((r) => aboveFloor(r, s.minSimilarity))
+      scope.semantic
+        ? this.vectors.nearest({ ...scope.semantic, vector: 'content', blob: s.vector!, k: window, floor: s.minSimilarity }).then((r) => aboveFloor(r, s.minSimilarity))
         : null,
     ]);
     // Code matches outside the keyword query's matches still count (and are counted once).
@@ -250,32 +289,9 @@ export class RedisQueryEngine implements SearchEngine {
     return ids.filter((id) => !matching.has(id));
   }
 
-  /** Exact scan for small filtered sets, the graph for large ones (EXACT_LIMIT). */
-  private async vectorPolicy(c: Collection, filter: string): Promise<VectorPolicy> {
-    return (await this.ft.count(c, filter)) <= (this.options.exactLimit ?? EXACT_LIMIT) ? 'ADHOC_BF' : 'BATCHES';
-  }
-
-  private async knn(c: Collection, { vector, blob, k, filter, policy }: Nearest): Promise<Ranked> {
-    const bytes = Buffer.isBuffer(blob) ? blob : Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength);
-    const field = vector === 'content' ? F.content : F.anchorVector;
-    // RediSearch 2.10 returns KNN hits unordered unless the query sorts by the distance.
-    const found = await this.ft.query(c, `(${filter})=>[KNN ${k} @${field} $vec HYBRID_POLICY ${policy} AS dist]`, {
-      args: ['PARAMS', '2', 'vec', bytes, 'SORTBY', 'dist', 'ASC', 'RETURN', '1', 'dist', 'LIMIT', '0', String(k)],
-    });
-    return { ids: found.rows.map((r) => this.ft.idOf(c, r.key)), scores: found.rows.map((r) => 1 - Number(r.fields.get('dist'))) };
-  }
-
-  /** Nearest to `vector` among the documents `filter` allows: by anchor among those with one, and by content among the others, merged. */
+  /** Nearest to `vector` among the documents `filter` allows (VectorSearch.related), as a page of hits. */
   private async related(c: Collection, { vector, filter }: { vector: Buffer; filter: string }, r: RelatedRequest): Promise<SearchResult> {
-    const k = r.offset + r.limit;
-    const policy = await this.vectorPolicy(c, filter);
-    const [byAnchor, byContent] = await Promise.all([
-      this.knn(c, { vector: 'anchor', blob: vector, k, filter: all(filter, `@${F.anchor}:[1 1]`), policy }),
-      this.knn(c, { vector: 'content', blob: vector, k, filter: all(filter, `@${F.anchor}:[0 0]`), policy }),
-    ]);
-    const best = new Map<string, number>();
-    [byAnchor, byContent].forEach((list) => list.ids.forEach((id, i) => best.set(id, Math.max(best.get(id) ?? -Infinity, list.scores[i]))));
-    const merged = [...best].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, k);
+    const merged = await this.vectors.related(c, { vector, filter, k: r.offset + r.limit });
     const hits = merged.map(([id, score], i) => ({ id, score, ranks: { keyword: null, semantic: i + 1 } })).slice(r.offset);
     return { hits, total: merged.length, facets: {} };
   }

@@ -1,13 +1,16 @@
 // The Redis Query Engine's projection of a document: its analysed text (kcs's own analysis, so both
-// engines stem and fold alike), filter values as TAG/NUMERIC fields and facet values, written into
-// the document's own hash by the write that stores the document (store/lua/writeProducts.lua,
-// writeEntry.lua). The index (schema.ts) reads them from there.
+// engines stem and fold alike), filter values as TAG/NUMERIC fields and facet values, written by
+// the write that stores the document (store/lua/writeProducts.lua, writeEntry.lua): an entry's into
+// its own hash; a product's into its search hash, and the fields its vector search filters on
+// (those a price or stock change leaves alone) into its vector hash. The indexes (schema.ts) read
+// them from there.
 import type { StoredEntry } from '../../store/knowledgeEntries.js';
 import type { StoredProduct } from '../../store/products.js';
 import type { DocumentProjection } from '../../store/projection.js';
 import { analyzeWithCompounds, baseLanguage, titleFocus } from '../analysis.js';
 import { attributeValues, codeKey, isInStock } from '../productValues.js';
-import { PROJECTION_VERSION, TAG_SEP, tagText } from './schema.js';
+import type { ProductSearchFields } from '../../store/searchFields.js';
+import { ENTRY_FIELDS_VERSION, PRODUCT_FIELDS_VERSION, PROJECTION_VERSION, TAG_SEP, tagText, VECTOR_FILTER_FIELDS } from './schema.js';
 
 /** Never: the expiry of entries that do not expire (NUMERIC fields need a number). */
 export const NO_EXPIRY = 8.64e15;
@@ -25,9 +28,9 @@ export const PROJECTION_VERSION_FIELD = 'f:v';
 export const layerTag = (layer: string): string => `=${layer}`;
 const lower = (v: string | null) => v?.toLowerCase() ?? null;
 
-/** Search fields as hash field/value pairs, led by the projection version they follow (not indexed). */
-function pairs(fields: Record<string, string>): string[] {
-  const out: string[] = [PROJECTION_VERSION_FIELD, PROJECTION_VERSION];
+/** Search fields as hash field/value pairs, led by the layout version they follow (not indexed). */
+function pairs(version: string, fields: Record<string, string>): string[] {
+  const out: string[] = [PROJECTION_VERSION_FIELD, version];
   for (const [name, value] of Object.entries(fields)) out.push(`f:${name}`, value);
   return out;
 }
@@ -38,11 +41,11 @@ function pairs(fields: Record<string, string>): string[] {
  */
 const fieldText = (text: string | null, language: string): string => [...new Set(analyzeWithCompounds(text, language))].join(' ');
 
-export function productProjection(doc: StoredProduct, parentExternalId: string | null): string[] {
+export function productProjection(doc: StoredProduct, parentExternalId: string | null): ProductSearchFields {
   const text = (v: string | null) => fieldText(v, doc.language);
   const title = titleFocus(doc.title);
   const attrs = [...attributeValues(doc.attributes)].flatMap(([name, values]) => values.map((v) => `${name}=${v}`));
-  return pairs({
+  const fields: Record<string, string> = {
     title: text(title.subject), title2: text(title.minor), kw: text(doc.search_keywords.join(' ')), brand: text(doc.brand), cat: text(doc.category),
     short: text(doc.short_description), desc: text(doc.description),
     id: doc.id, lang: doc.language.toLowerCase(), lang_base: baseLanguage(doc.language),
@@ -54,13 +57,16 @@ export function productProjection(doc: StoredProduct, parentExternalId: string |
     // No price: the field is removed, so that no price range matches the product.
     price: doc.price_current ?? '',
     stock: flag(isInStock(doc.availability)), parent: flag(doc.is_parent), variant: flag(doc.is_variant),
-  });
+  };
+  const vectors: string[] = [];
+  for (const name of VECTOR_FILTER_FIELDS) vectors.push(`f:${name}`, fields[name]);
+  return { search: pairs(PRODUCT_FIELDS_VERSION, fields), vectors };
 }
 
 export function entryProjection(doc: StoredEntry): string[] {
   const text = (v: string | null) => fieldText(v, doc.language);
   const expires = doc.type === 'memory' && typeof doc.metadata.expires_at === 'string' ? Date.parse(doc.metadata.expires_at) : NaN;
-  return pairs({
+  return pairs(ENTRY_FIELDS_VERSION, {
     title: text(doc.title), kw: text(doc.search_keywords.join(' ')), tags_text: text(doc.tags.join(' ')), summary: text(doc.summary), content: text(doc.content),
     id: doc.id, lang: doc.language.toLowerCase(), lang_base: baseLanguage(doc.language),
     has_anchor: flag(Boolean(doc.similarity_text?.trim())), created: String(Date.parse(doc.created_at)),
@@ -72,5 +78,5 @@ export function entryProjection(doc: StoredEntry): string[] {
 
 /** The projection the document writers use when the Redis Query Engine serves search. */
 export const queryEngineProjection: DocumentProjection = {
-  version: PROJECTION_VERSION, versionField: PROJECTION_VERSION_FIELD, product: productProjection, entry: entryProjection,
+  version: PROJECTION_VERSION, versionField: PROJECTION_VERSION_FIELD, entryVersion: ENTRY_FIELDS_VERSION, product: productProjection, entry: entryProjection,
 };

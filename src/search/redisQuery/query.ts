@@ -45,20 +45,29 @@ export function variantFilter(strategy: VariantStrategy): string {
   return '';
 }
 
-export function productFilter(f: ProductFilters, purgingSites: readonly string[]): string {
+/** A product search's filters: on what a product's vector hash holds too, and on the volatile fields only its search hash holds. */
+export interface ProductFilterParts {
+  stable: string;
+  /** Price, stock and availability ('' = none). */
+  volatile: string;
+}
+
+export function productFilterParts(f: ProductFilters, purgingSites: readonly string[]): ProductFilterParts {
   const parts = [variantFilter(f.variantStrategy), tagNone('site', purgingSites)];
   if (f.siteId) parts.push(tagAny('site', [f.siteId]));
   if (f.language) parts.push(tagAny('lang', [f.language.toLowerCase()]));
   if (f.category) parts.push(tagAny('category', [f.category.toLowerCase()]));
   if (f.brand?.length) parts.push(tagAny('brand_l', f.brand.map((b) => b.toLowerCase())));
-  if (f.availability?.length) parts.push(tagAny('avail', f.availability.map((a) => a.toLowerCase())));
-  if (f.inStock !== undefined) parts.push(`@stock:[${flag(f.inStock)} ${flag(f.inStock)}]`);
-  if (f.priceMin !== undefined || f.priceMax !== undefined) parts.push(`@price:[${f.priceMin ?? '-inf'} ${f.priceMax ?? '+inf'}]`);
   for (const [name, values] of Object.entries(f.attributes ?? {})) {
     parts.push(tagAny('attrs', values.map((v) => `${name.toLowerCase()}=${v.toLowerCase()}`)));
   }
-  return all(...parts);
+  const volatile: string[] = [];
+  if (f.availability?.length) volatile.push(tagAny('avail', f.availability.map((a) => a.toLowerCase())));
+  if (f.inStock !== undefined) volatile.push(`@stock:[${flag(f.inStock)} ${flag(f.inStock)}]`);
+  if (f.priceMin !== undefined || f.priceMax !== undefined) volatile.push(`@price:[${f.priceMin ?? '-inf'} ${f.priceMax ?? '+inf'}]`);
+  return { stable: all(...parts), volatile: all(...volatile) };
 }
+
 
 /** The read rules of GET: the visibilities below the ceiling, the reader's own personal entries, expiry. */
 export function accessFilter(a: EntryAccess): string {

@@ -2,7 +2,7 @@
 -- those named, i.e. vectors of a model the tenant has moved on from, and of texts ranking does not
 -- use (properties, attributes: computed by earlier builds). Only while the tenant is searched with
 -- the model and no re-embed runs: one that starts meanwhile writes vectors this must not touch.
--- Called with a key count. KEYS: 1 the tenant's embedding model, 2 its re-embed hash, then product
+-- Called with a key count. KEYS: 1 the tenant's embedding model, 2 its re-embed hash, then product vector
 -- and entry hashes. ARGV: 1 the model, then the vector fields to keep.
 -- Returns the number of hashes changed, or -1 (not now: nothing changed).
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end

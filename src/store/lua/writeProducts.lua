@@ -9,8 +9,9 @@
 -- event.
 -- KEYS: 1 change stream, 2 tenant translation-group hash, 3 tenant zset, 4 site zset,
 --       5 site external_id hash, 6 synced hash, 7 item digest hash, 8 embedding status counts,
---       9 job results (lib/jobResults), 10 job counts hash (9 and 10 only with a job), then
---       product hashes and language/category zsets, referred to by position from the rows
+--       9 job results (lib/jobResults), 10 job counts hash (9 and 10 only with a job), then product
+--       hashes (with their search and vector hashes) and language/category zsets, referred to by
+--       position from the rows
 -- ARGV: 1 stream maxlen, 2 synced-at, 3 job ('1' | '0'), 4 position of the three audit stream keys
 --   ('0' = no audit event; else the call writes one product and 5.. hold its event, store/audit.ts),
 --   then the rows: one MessagePack array of strings (store/packedRows.ts), 17 values per product
@@ -21,8 +22,10 @@
 --   +9 zsets to leave, "a,b" ('' = none), +10 job item index, +11 parent_external_id,
 --   +12 embedding_status, +13 text_hash ('' = texts unchanged: text_hash and text_sources stay as
 --   stored), +14 text_sources (the explicit embedding texts, JSON; '' = none), +15 item digest ('' = none),
---   +16 n, the number of search projection fields, then n field/value pairs (store/projection.ts;
---   an empty value removes the field); then each row's doc (its JSON), an argument of its own.
+--   +16 the product's search hash, +17 its vector hash (positions in KEYS; '0' = no search fields:
+--   the built-in engine serves), +18 and +19 the digests of their search fields, +20 n and +21 m,
+--   the numbers of their field/value pairs, then the n pairs and the m pairs (store/projection.ts;
+--   lib/searchFields); then each row's doc (its JSON), an argument of its own.
 --   The docs are not in the array: each Lua string made is hashed over all its bytes (Redis's Lua),
 --   and a doc there would be hashed twice, in the array's argument and as the value unpacked from
 --   it (~5% of redis-server's instructions a create).
@@ -32,7 +35,8 @@
 --- @include "lib/audit"
 --- @include "lib/embeddingCounts"
 --- @include "lib/jobResults"
-local STRIDE = 17
+--- @include "lib/searchFields"
+local STRIDE = 22
 local synced, withJob = ARGV[2], ARGV[3] == '1'
 local auditAt = tonumber(ARGV[4])
 local rowsAt = 5
@@ -42,9 +46,9 @@ local A = cmsgpack.unpack(ARGV[rowsAt])
 
 -- The hot loops below keep their own counters instead of `#t + 1` and call no helper per product:
 -- in Redis's Lua every table length, call and concatenation is interpreted.
--- The rows' positions in A, their product keys and numbers of projection pairs, and every
--- field of a shared hash that some row reads, and the rows' job item indexes.
-local rows, rowKeys, pairCounts, nRows = {}, {}, {}, 0
+-- The rows' positions in A and their product keys, every field of a shared hash that some row
+-- reads, and the rows' job item indexes.
+local rows, rowKeys, nRows = {}, {}, 0
 local extWanted, groupWanted, jobIndexes = {}, {}, {}
 -- The product keys of the rows, while every row is a create: one EXISTS then answers for all of
 -- them (a bulk import's new products), instead of a read of each one's revision.
@@ -54,8 +58,7 @@ local nValues = #A
 while a <= nValues do
   nRows = nRows + 1
   rows[nRows] = a
-  local pairCount = tonumber(A[a + 16])
-  pairCounts[nRows] = pairCount
+  local pairCount = tonumber(A[a + 20]) + tonumber(A[a + 21])
   local pk = KEYS[tonumber(A[a])]
   rowKeys[nRows] = pk
   if createKeys and A[a + 2] == '' then
@@ -193,27 +196,20 @@ for r = 1, nRows do
       nUndigested = nUndigested + 1
       undigested[nUndigested] = id
     end
-    -- On update, an empty projection value and explicit texts no longer sent are removed.
-    local drop, nDrop = nil, 0
-    if not create and textHash ~= '' and textSources == '' then drop, nDrop = { 'text_sources' }, 1 end
-    for p = a + STRIDE, a + STRIDE + 2 * pairCounts[r] - 1, 2 do
-      if A[p + 1] ~= '' then
-        fields[nFields + 1] = A[p]
-        fields[nFields + 2] = A[p + 1]
-        nFields = nFields + 2
-      elseif not create then
-        drop = drop or {}
-        nDrop = nDrop + 1
-        drop[nDrop] = A[p]
-      end
-    end
     if create then
       createdStatuses[status] = (createdStatuses[status] or 0) + 1
     else
-      if nDrop > 0 then redis.call('HDEL', pk, unpack(drop)) end
+      -- Explicit texts no longer sent are removed.
+      if textHash ~= '' and textSources == '' then redis.call('HDEL', pk, 'text_sources') end
       moveStatus('product', redis.call('HGET', pk, 'embedding_status'), status)
     end
     redis.call('HSET', pk, unpack(fields))
+    local searchRef = tonumber(A[a + 16])
+    if searchRef > 0 then
+      local n = tonumber(A[a + 20])
+      writeSearchFields(KEYS[searchRef], A[a + 18], A, a + STRIDE, n)
+      writeSearchFields(KEYS[tonumber(A[a + 17])], A[a + 19], A, a + STRIDE + 2 * n, tonumber(A[a + 21]))
+    end
     detail = newRev
     if withJob then
       local index = jobIndexes[r]

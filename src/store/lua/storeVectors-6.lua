@@ -3,7 +3,8 @@
 -- rate (store/embeddingProgress.ts) count it. The first vectors of a tenant make their model the
 -- tenant's (store/reembed.ts): the one search serves it with.
 -- KEYS: 1 product (or entry) hash, 2 change stream, 3 embedding status counts, 4 embedding rate,
---       5 the tenant's embedding model
+--       5 the tenant's embedding model, 6 the hash the vectors go to (a product's vector hash, an
+--       entry's own)
 -- ARGV: 1 text hash the vectors were computed for, 2 model id, 3 kind (product|entry), 4 id,
 --       5 stream maxlen, 6 the rate's time bucket now, 7 the oldest bucket kept,
 --       8.. field/value pairs (v:<name> → float32 bytes; an empty value removes the field: that
@@ -12,11 +13,24 @@
 --- @include "lib/embeddingCounts"
 if redis.call('HGET', KEYS[1], 'text_hash') ~= ARGV[1] then return 0 end
 moveStatus(ARGV[3], redis.call('HGET', KEYS[1], 'embedding_status'), 'ready')
-redis.call('HSET', KEYS[1], 'embedding_status', 'ready', 'embedding_model', ARGV[2])
 redis.call('SET', KEYS[5], ARGV[2], 'NX')
-for i = 8, #ARGV, 2 do
-  if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[1], ARGV[i]) else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+-- One HSET (and one HDEL) per hash: the Query Engine indexes a hash again on each.
+local status = { 'embedding_status', 'ready', 'embedding_model', ARGV[2] }
+local vectors, drop = status, {}
+if KEYS[6] ~= KEYS[1] then
+  redis.call('HSET', KEYS[1], unpack(status))
+  vectors = {}
 end
+for i = 8, #ARGV, 2 do
+  if ARGV[i + 1] == '' then
+    drop[#drop + 1] = ARGV[i]
+  else
+    vectors[#vectors + 1] = ARGV[i]
+    vectors[#vectors + 1] = ARGV[i + 1]
+  end
+end
+if #drop > 0 then redis.call('HDEL', KEYS[6], unpack(drop)) end
+if #vectors > 0 then redis.call('HSET', KEYS[6], unpack(vectors)) end
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'op', 'vectors', 'kind', ARGV[3], 'id', ARGV[4])
 applyStatusMoves(KEYS[3])
 redis.call('HINCRBY', KEYS[4], ARGV[6], 1)
