@@ -7,7 +7,7 @@
 //   BENCH_PRODUCTS=100000 npm run bench:cluster  a bigger catalogue
 //   BENCH_SECONDS=10 npm run bench:cluster       longer single-upsert runs
 import { availableParallelism } from 'node:os';
-import { bulkPath, bulkRun, IN_FLIGHT, type BulkResult } from './support/bulkApi.js';
+import { bulkPath, bulkProblems, bulkRun, IN_FLIGHT, type BulkResult } from './support/bulkApi.js';
 import { bulkBodies, product } from './support/catalogue.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
 import { startKcs } from './support/kcs.js';
@@ -53,9 +53,8 @@ async function main(undo: Undo): Promise<number> {
   ]);
   console.log(['', '| Redis | bulk create | bulk unchanged | single upsert, creates |', '|---|---:|---:|---:|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n'));
   const failed = results.flatMap(([name, f]) => [
-    ...[...f.create.views, ...f.unchanged.views].filter((v) => v.status !== 'completed').map((v) => `${name}: job ${v.id} ${v.status}`),
-    ...(f.create.views.reduce((s, v) => s + v.counts.created, 0) !== PRODUCTS ? [`${name}: not every product was created`] : []),
-    ...(f.unchanged.views.reduce((s, v) => s + v.counts.unchanged, 0) !== PRODUCTS ? [`${name}: not every product was unchanged`] : []),
+    ...bulkProblems(`${name}, bulk create`, f.create.views, { created: PRODUCTS }),
+    ...bulkProblems(`${name}, bulk unchanged`, f.unchanged.views, { unchanged: PRODUCTS }),
     ...(Object.keys(f.upserts.statuses).some((s) => s !== '201') || f.upserts.errors > 0 ? [`${name}: single upserts answered ${JSON.stringify(f.upserts.statuses)}, ${f.upserts.errors} errors`] : []),
   ]);
   if (failed.length > 0) {

@@ -11,7 +11,7 @@
 //    embeddings queue up behind, then the same again unchanged; and both before and after, with
 //    KCS_EMBEDDER=none on other fresh `kcs start`s: the baseline of what embedding behind costs,
 //    bracketing it so that the VM's drift in speed shows instead of being charged to embedding.
-import { Api, bulkPath, bulkRun, embedRun, type BulkResult } from './support/bulkApi.js';
+import { Api, bulkPath, bulkProblems, bulkRun, embedRun, type BulkResult } from './support/bulkApi.js';
 import { bulkBodies } from './support/catalogue.js';
 import { fmt, positiveInt, runBench, type Undo } from './support/harness.js';
 import { startKcs, type Kcs } from './support/kcs.js';
@@ -87,9 +87,7 @@ async function bulkPair(kcs: Kcs, api: Api, path: string): Promise<BulkPair> {
   const bodies = bulkBodies('p', PRODUCTS, PER_REQUEST);
   const create = await bulkRun(api, path, bodies, kcs.pids());
   const unchanged = await bulkRun(api, path, bodies, kcs.pids());
-  const counted = (run: BulkResult, field: 'created' | 'unchanged') => run.views.reduce((sum, v) => sum + v.counts[field], 0);
-  if (counted(create, 'created') !== PRODUCTS || counted(unchanged, 'unchanged') !== PRODUCTS) {
-    throw new Error(`the jobs counted ${counted(create, 'created')} created and ${counted(unchanged, 'unchanged')} unchanged, not ${PRODUCTS} each`);
-  }
+  const problems = [...bulkProblems('bulk create', create.views, { created: PRODUCTS }), ...bulkProblems('bulk unchanged', unchanged.views, { unchanged: PRODUCTS })];
+  if (problems.length > 0) throw new Error(problems.join('; '));
   return { create, unchanged };
 }

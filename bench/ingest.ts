@@ -8,20 +8,15 @@
 //   npm run bench:ingest                       100,000 products; single upserts 5 s after a 1 s warm-up
 //   BENCH_PRODUCTS=20000 npm run bench:ingest  a smaller catalogue
 //   BENCH_SECONDS=10 ...                       longer single-upsert runs
-//   BENCH_BULK_ONLY=1 ...                      the bulk runs and their ceiling only (steps 1–3): quick
-//                                              enough to compare two builds in alternating runs
-//   BENCH_CLUSTER=1 ...                        on a private 6-node Redis Cluster (3 masters with a
-//                                              replica each) instead of one redis-server
 //   BENCH_CPU_PROF=<dir> ...                   CPU profiles of the serve and worker processes
 import { availableParallelism } from 'node:os';
 import { keys } from '../src/store/keys.js';
-import { bulkPath, bulkRun, IN_FLIGHT, type BulkResult, type JobView } from './support/bulkApi.js';
+import { bulkPath, bulkProblems, bulkRun, IN_FLIGHT, type BulkResult } from './support/bulkApi.js';
 import { bulkBodies, product } from './support/catalogue.js';
 import { fmt, noteOtherLoad, positiveInt, runBench, type Undo } from './support/harness.js';
 import { startKcs } from './support/kcs.js';
 import { formatCpu, warmThenLoad, type LoadResult } from './support/load.js';
 import { cpuMeter, peakRssMiB, redisVersion } from './support/proc.js';
-import { CLUSTER } from './support/redisServers.js';
 import { startBenchStack } from './support/stack.js';
 
 const SECONDS = positiveInt('BENCH_SECONDS', 5);
@@ -30,7 +25,6 @@ const PRODUCTS = positiveInt('BENCH_PRODUCTS', 100_000);
 const PER_REQUEST = 10_000; // MAX_BULK_ITEMS
 const CEILING_PIPELINE = 1_000;
 const CONNECTIONS = 64;
-const BULK_ONLY = process.env.BENCH_BULK_ONLY === '1';
 const TARGET = { create: 20_000, unchanged: 50_000 };
 
 // Start-up, generation, the bulk runs, 4 autocannon runs, and a margin.
@@ -38,7 +32,7 @@ runBench('bench:ingest', (240 + 4 * (SECONDS + WARMUP_SECONDS + 10) + PRODUCTS *
 
 async function main(undo: Undo): Promise<number> {
   const env = { KCS_EMBEDDER: 'none' };
-  const { redis: backend, serve, api, tenantId, siteId } = await startBenchStack(undo, 'ingest', { env, cluster: CLUSTER });
+  const { redis: backend, serve, api, tenantId, siteId } = await startBenchStack(undo, 'ingest', { env });
   const workers = await startKcs(undo, 'worker', { redis: backend.at, env });
   const { port, key } = serve;
   const direct = backend.store;
@@ -47,8 +41,8 @@ async function main(undo: Undo): Promise<number> {
 
   console.log(
     `bench:ingest  ${availableParallelism()} cores, Node ${process.version}, ${redisVersion()}, ${backend.name}\n` +
-      `${PRODUCTS.toLocaleString('en')} products in bulk requests of ${PER_REQUEST.toLocaleString('en')} (${IN_FLIGHT} in flight), embedding off` +
-      (BULK_ONLY ? '' : `; single upserts at ${CONNECTIONS} connections for ${SECONDS} s after ${WARMUP_SECONDS} s warm-up`) + '\n',
+      `${PRODUCTS.toLocaleString('en')} products in bulk requests of ${PER_REQUEST.toLocaleString('en')} (${IN_FLIGHT} in flight), embedding off; ` +
+      `single upserts at ${CONNECTIONS} connections for ${SECONDS} s after ${WARMUP_SECONDS} s warm-up\n`,
   );
 
   // ---- 1. bulk create ------------------------------------------------------------------------
@@ -58,24 +52,17 @@ async function main(undo: Undo): Promise<number> {
   console.log(`generated ${PRODUCTS.toLocaleString('en')} products, ${megabytes.toFixed(1)} MiB of NDJSON (${((megabytes * 2 ** 20) / PRODUCTS).toFixed(0)} bytes each), in ${fmt((performance.now() - started) / 1000, 1)} s`);
   const problems: string[] = [];
   const create = await bulkRun(api, path, bodies, watched());
-  check(problems, 'bulk create', create.views, { created: PRODUCTS });
-  report('1. bulk create', create);
+  problems.push(...bulkProblems('bulk create', create.views, { created: PRODUCTS }));
 
   // ---- 2. the same catalogue again: unchanged sync_hash --------------------------------------
   const unchanged = await bulkRun(api, path, bodies, watched());
-  check(problems, 'bulk unchanged', unchanged.views, { unchanged: PRODUCTS });
-  report('2. bulk unchanged (same sync_hash)', unchanged);
+  problems.push(...bulkProblems('bulk unchanged', unchanged.views, { unchanged: PRODUCTS }));
 
   // ---- 3. the ceiling: raw pipelined HSET of the same doc strings ----------------------------
   const ids = await direct.zrange(keys.siteProducts(tenantId, siteId), '0', '-1');
   const docs: string[] = [];
   for (let i = 0; i < ids.length; i += CEILING_PIPELINE) {
-    const pipeline = direct.pipeline();
-    for (const id of ids.slice(i, i + CEILING_PIPELINE)) pipeline.hget(keys.product(tenantId, id), 'doc');
-    for (const [error, doc] of (await pipeline.exec()) ?? []) {
-      if (error) throw error;
-      docs.push(doc as string);
-    }
+    docs.push(...((await Promise.all(ids.slice(i, i + CEILING_PIPELINE).map((id) => direct.hget(keys.product(tenantId, id), 'doc')))) as string[]));
   }
   if (docs.length !== PRODUCTS) problems.push(`ceiling: the site holds ${docs.length} products, not ${PRODUCTS}`);
   const ceilingMeter = cpuMeter({ ...backend.pids, bench: process.pid });
@@ -92,25 +79,23 @@ async function main(undo: Undo): Promise<number> {
 
   // ---- 4. single upsert over HTTP --------------------------------------------------------------
   const singles: [string, LoadResult][] = [];
-  if (!BULK_ONLY) {
-    const headers = { host: api.host, authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const upserts = async (name: string, status: number, body: (n: number) => string) => {
-      let n = 0;
-      const options = {
-        url: `http://127.0.0.1:${port}`, connections: CONNECTIONS,
-        requests: [{ method: 'POST' as const, path: `/api/knowledge/products?site_id=${siteId}`, headers, setupRequest: (req: object) => ({ ...req, body: body(n++) }) }],
-      };
-      const result = await warmThenLoad(`${name}:`, options, WARMUP_SECONDS, SECONDS, watched());
-      if (result.errors > 0 || Object.keys(result.statuses).some((s) => Number(s) !== status)) problems.push(`${name}: statuses ${JSON.stringify(result.statuses)} (all ${status} expected)`);
-      singles.push([`${name} (c=${CONNECTIONS})`, result]);
+  const headers = { host: api.host, authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const upserts = async (name: string, status: number, body: (n: number) => string) => {
+    let n = 0;
+    const options = {
+      url: `http://127.0.0.1:${port}`, connections: CONNECTIONS,
+      requests: [{ method: 'POST' as const, path: `/api/knowledge/products?site_id=${siteId}`, headers, setupRequest: (req: object) => ({ ...req, body: body(n++) }) }],
     };
-    const single = (i: number) => JSON.stringify(product('s', i));
-    await upserts('4. single upsert, creates', 201, single);
-    // Re-posting what was created (identical bodies: 'unchanged'); the ids come from the site's
-    // external_id index, as autocannon may have built a last request per connection it never sent.
-    const known = (await direct.hkeys(keys.siteExternalIds(tenantId, siteId))).filter((e) => e.startsWith('s-')).map((e) => Number(e.slice(2)));
-    await upserts('4. single upsert, re-posts of known ids (unchanged)', 200, (n) => single(known[n % known.length]));
-  }
+    const result = await warmThenLoad(`${name}:`, options, WARMUP_SECONDS, SECONDS, watched());
+    if (result.errors > 0 || Object.keys(result.statuses).some((s) => Number(s) !== status)) problems.push(`${name}: statuses ${JSON.stringify(result.statuses)} (all ${status} expected)`);
+    singles.push([`${name} (c=${CONNECTIONS})`, result]);
+  };
+  const single = (i: number) => JSON.stringify(product('s', i));
+  await upserts('4. single upsert, creates', 201, single);
+  // Re-posting what was created (identical bodies: 'unchanged'); the ids come from the site's
+  // external_id index, as autocannon may have built a last request per connection it never sent.
+  const known = (await direct.hkeys(keys.siteExternalIds(tenantId, siteId))).filter((e) => e.startsWith('s-')).map((e) => Number(e.slice(2)));
+  await upserts('4. single upsert, re-posts of known ids (unchanged)', 200, (n) => single(known[n % known.length]));
 
   // ---- the summary -------------------------------------------------------------------------------
   const verdict = (value: number, target: number) => `≥ ${target.toLocaleString('en')}/s: **${value >= target ? 'PASS' : 'MISS'}**`;
@@ -137,15 +122,6 @@ async function main(undo: Undo): Promise<number> {
   return 0;
 }
 
-function check(problems: string[], name: string, views: JobView[], expected: Partial<JobView['counts']>): void {
-  const sum = (field: keyof JobView['counts']) => views.reduce((s, v) => s + v.counts[field], 0);
-  for (const view of views) if (view.status !== 'completed') problems.push(`${name}: job ${view.id} is ${view.status}`);
-  for (const field of ['created', 'updated', 'unchanged', 'failed', 'rejected'] as const) {
-    const want = expected[field] ?? 0;
-    if (sum(field) !== want) problems.push(`${name}: counts.${field} is ${sum(field)}, ${want} expected`);
-  }
-}
-
 /** CPU seconds of every redis-server process of the run (one, or a cluster's six). */
 const redisCpu = (r: BulkResult): number =>
   Object.entries(r.cpuSeconds).filter(([name]) => name.startsWith('redis')).reduce((sum, [, seconds]) => sum + seconds, 0);
@@ -156,12 +132,3 @@ const rss = (pid: number | undefined) => {
 };
 
 const micros = (seconds: number | undefined) => (seconds === undefined ? 'n/a' : `${fmt((seconds * 1e6) / PRODUCTS, 1)} µs`);
-
-function report(name: string, r: BulkResult): void {
-  console.log(
-    `${name}: ${fmt(r.rate, 0)} products/s, ${fmt(r.seconds, 2)} s end to end; upload + validate ${fmt(r.uploadSeconds, 2)} s, ` +
-      `worker write ${fmt(r.writeSeconds, 2)} s (after the first 202)\n` +
-      `   CPU per product: serve ${micros(r.cpuSeconds.serve)}, workers ${micros(r.cpuSeconds.workers)}, ` +
-      `redis-server ${micros(redisCpu(r))}, bench ${micros(r.cpuSeconds.bench)}, other ${micros(r.cpuSeconds.other)}\n`,
-  );
-}

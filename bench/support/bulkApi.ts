@@ -20,6 +20,16 @@ export interface JobView {
   finished_at: string | null;
 }
 
+/** What makes a bulk run's figures invalid: a job not completed, a count other than expected (0 where not given). */
+export function bulkProblems(name: string, views: JobView[], expected: Partial<JobView['counts']>): string[] {
+  const problems = views.filter((v) => v.status !== 'completed').map((v) => `${name}: job ${v.id} is ${v.status}`);
+  for (const field of ['created', 'updated', 'unchanged', 'failed', 'rejected'] as const) {
+    const counted = views.reduce((sum, v) => sum + v.counts[field], 0);
+    if (counted !== (expected[field] ?? 0)) problems.push(`${name}: counts.${field} is ${counted}, ${expected[field] ?? 0} expected`);
+  }
+  return problems;
+}
+
 export interface BulkResult {
   views: JobView[];
   /** First byte sent → last job completed. */

@@ -39,9 +39,10 @@ before(async () => {
   ids.rain = res.body.id;
   for (const key of Object.keys(PRODUCTS)) await waitEmbedded(t, `/api/knowledge/products/${ids[key]}`, key);
   await waitEmbedded(t, `/api/knowledge/knowledge-entries/${ids.rain}`, 'rain');
-  // The vectors reach the engine through the change stream.
+  // The vectors reach the engine through the change stream; min_similarity 0 lets every vector
+  // answer, however far from the query.
   for (const deadline = Date.now() + 5000; ; await delay(100)) {
-    const found = await searchHttp(t, SEARCH_PRODUCTS, { query: 'welpe', mode: 'semantic', language: 'de', limit: 10 });
+    const found = await searchHttp(t, SEARCH_PRODUCTS, { query: 'welpe', mode: 'semantic', language: 'de', limit: 10, min_similarity: 0 });
     if (found.body.hits?.length === Object.keys(PRODUCTS).length) break;
     assert.ok(Date.now() < deadline, `the engine did not pick up the vectors: ${found.text}`);
   }
