@@ -1,6 +1,6 @@
 // The built-in engine's replica on the write path: what a serve process spends to index each
-// product written to a tenant it holds (bench:embedding with BENCH_REPLICA=1 shows what that costs
-// an import on the same cores). The products of bench:embedding (bench/support/catalogue.ts) go
+// product written to a tenant it holds (on shared cores, what slows an import into a searched
+// tenant). The products of bench:embedding (bench/support/catalogue.ts) go
 // through the domain path into a private redis-server; then a BuiltinEngine, the serve process's,
 // reads and applies them as a serve process does:
 //   1. create: the tenant read in full (its first search), every product's first apply;

@@ -2,7 +2,7 @@
 // re-sends mostly the lines it sent last time; the same bytes pass the same check (the item schema
 // is fixed for the process's life), so such a line skips its parse and check: on the unchanged
 // path those are the serve process's largest cost (a third of its CPU an unchanged item, a fifth
-// of the whole import's, in `BENCH_BULK_ONLY=1 npm run bench:ingest`).
+// of the whole import's, in `npm run bench:ingest`).
 import { hash } from 'node:crypto';
 
 /** Lines remembered per generation: between this many and twice as many of the latest valid lines are known. */

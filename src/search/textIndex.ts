@@ -46,6 +46,8 @@ export class TextIndex {
   private readonly dict = new SearchableMap<number>();
   /** Folded words as written → their term: typo lookups on the words documents hold (textMatch.ts). */
   private readonly spelled = new SearchableMap<string>();
+  /** How many spellings `spelled` holds: SearchableMap's own size walks the whole tree after every set. */
+  private spellingCount = 0;
   private readonly termIds = new Map<string, number>();
   private readonly postings = new PostingsPool();
   /**
@@ -219,8 +221,13 @@ export class TextIndex {
     const id = this.termId(term);
     // Bounded: past the limit it starts over (a spelling seen again is added again; typo
     // lookups fall back to the terms meanwhile).
-    if (this.spelled.size >= SPELLING_LIMIT) this.spelled.clear();
-    this.spelled.set(fold(word), term);
+    if (this.spellingCount >= SPELLING_LIMIT) {
+      this.spelled.clear();
+      this.spellingCount = 0;
+    }
+    const spelling = fold(word);
+    if (!this.spelled.has(spelling)) this.spellingCount++;
+    this.spelled.set(spelling, term);
     const ids: WordIds = tails.length > 0 ? { id, tails: tails.map((t) => this.termId(t)) } : id;
     // A bounded cache: start over rather than grow without end on an open vocabulary.
     if (cache.size >= WORD_CACHE_LIMIT) cache.clear();

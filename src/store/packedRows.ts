@@ -3,7 +3,7 @@
 // handles each argument of a command on its own (a string, its UTF-8 length taken three times, a
 // buffer of its own); a 100-product writeProducts call has ~1,800 row values. Here they are written
 // into one buffer, and redis-server parses one argument instead of ~1,800: the ingest worker spends
-// a seventh less CPU a created product (`BENCH_BULK_ONLY=1 npm run bench:ingest`).
+// a seventh less CPU a created product (`npm run bench:ingest`).
 
 /** A row value: a string, a number (sent as its decimal string, as ioredis sends one) or bytes. */
 export type PackedValue = string | number | Buffer;

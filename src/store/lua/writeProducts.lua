@@ -4,7 +4,7 @@
 -- results, sync bookkeeping) are read once up front and written once at the end, with the steps
 -- applied in between: a few commands per call instead of several per product, for the script and
 -- for the append-only file (redis-server's CPU a created product: −29% against reading and writing
--- them product by product, in `BENCH_BULK_ONLY=1 npm run bench:ingest`). The batch adds one
+-- them product by product, in `npm run bench:ingest`). The batch adds one
 -- change entry naming every product written. A single write (never a bulk one) adds its audit
 -- event.
 -- KEYS: 1 change stream, 2 tenant translation-group hash, 3 tenant zset, 4 site zset,
