@@ -1,7 +1,8 @@
 // End to end over HTTP for one column: real `kcs serve` processes (support/kcs.ts) on the
 // column's Redis with its engine, POST /api/knowledge/search/products with autocannon at 1 and 32
 // connections: keyword with KCS_EMBEDDER=none; hybrid and semantic with KCS_EMBEDDER=local over a
-// small fixed set of English queries (`language` en: the local model serves English) whose
+// small fixed set of English queries (`language` en: the local model serves English; `min_similarity`
+// 0: the catalogue's vectors are synthetic, so the model's queries are far from every one) whose
 // embeddings are cached (warm LRU) before measuring; then hybrid
 // with never-seen queries, alone and beside keyword searches. Each search figure is also given as
 // a share of GET /healthz through the same serve process in the same run (the cheapest request).
@@ -97,7 +98,7 @@ export async function overHttp(column: Column, queries: HttpQueries, undo: Undo,
   const embedTimes: number[] = [];
   for (const query of queries.vector) {
     const t = performance.now();
-    const res = await vectorServe.post(JSON.stringify({ query, mode: 'hybrid', language: 'en' }));
+    const res = await vectorServe.post(JSON.stringify({ query, mode: 'hybrid', language: 'en', min_similarity: 0 }));
     embedTimes.push(performance.now() - t);
     const body = JSON.parse(res.body) as { mode?: string; semantic_fallback?: string | null; hits?: { ranks: { semantic: number | null } }[] };
     if (res.status !== 200 || body.mode !== 'hybrid' || body.semantic_fallback) throw new Error(`${column.engine}: hybrid search did not run semantic: ${res.status} ${res.body.slice(0, 300)}`);
@@ -107,12 +108,12 @@ export async function overHttp(column: Column, queries: HttpQueries, undo: Undo,
   const median = embedTimes.slice(1).sort((a, b) => a - b)[(embedTimes.length - 1) >> 1] ?? NaN;
   summary.note(column.engine, 'uncached query embedding (local model), median, end to end', `${fmt(median, 1)} ms`);
   const count = queries.vector.length;
-  const hybrid = queries.vector.map((query, i) => JSON.stringify({ query, mode: 'hybrid', language: 'en', ...(i % 3 === 0 ? { facets: FACETS } : {}) }));
+  const hybrid = queries.vector.map((query, i) => JSON.stringify({ query, mode: 'hybrid', language: 'en', min_similarity: 0, ...(i % 3 === 0 ? { facets: FACETS } : {}) }));
   const vectorHealth = await healthz(column, vectorServe, summary);
   const hybridRuns = await measure(column, vectorServe, `hybrid (${count} cached queries)`, hybrid, summary);
   results.push(vectorHealth, ...hybridRuns);
   if (column.engine === 'builtin') ratio(column, summary, 'hybrid', hybridRuns, vectorHealth, 0.08);
-  const semantic = queries.vector.map((query) => JSON.stringify({ query, mode: 'semantic', language: 'en' }));
+  const semantic = queries.vector.map((query) => JSON.stringify({ query, mode: 'semantic', language: 'en', min_similarity: 0 }));
   results.push(...(await measure(column, vectorServe, `semantic (${count} cached queries)`, semantic, summary)));
   results.push(...(await neverSeen(column, vectorServe, keyword, queries.fresh, summary)));
   await vectorServe.serve.stop();
@@ -130,7 +131,7 @@ async function neverSeen(column: Column, target: Serve, keyword: string[], fresh
   const watched = { ...target.pids, 'load generator': process.pid };
   const run = (bodies: () => string, duration: number) =>
     load({ url: `http://127.0.0.1:${target.port}`, connections: FRESH_CONNECTIONS, duration, requests: [{ method: 'POST', path: PATH, headers: target.headers, setupRequest: (req: object) => ({ ...req, body: bodies() }) }] }, watched);
-  const freshBody = () => JSON.stringify({ query: fresh[nextFresh++ % fresh.length], mode: 'hybrid', language: 'en' });
+  const freshBody = () => JSON.stringify({ query: fresh[nextFresh++ % fresh.length], mode: 'hybrid', language: 'en', min_similarity: 0 });
   const keywordBody = () => keyword[nextKeyword++ % keyword.length];
   const label = `   ${column.engine}:`;
   const alone = await run(freshBody, SECONDS);
