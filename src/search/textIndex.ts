@@ -251,7 +251,7 @@ export class TextIndex {
     return this.matcher.knows(word);
   }
 
-  /** What the matcher reads: the dictionary, the postings, each document's live generation, the live count. */
+  /** What the matcher reads: the dictionary, the spellings, the postings, each document's live generation, the live count. */
   get spellings(): SearchableMap<string> {
     return this.spelled;
   }
