@@ -1,5 +1,5 @@
 // Search quality on the judged German/English shop set (test/relevance: 191 products, 108 graded
-// queries of ten kinds): nDCG@10, MRR@10 and success@1 per kind for kcs's keyword and hybrid
+// queries of ten kinds): nDCG@10, MRR@10 and success@1 per kind for kcs's keyword, hybrid and semantic
 // search over HTTP, beside a plain MiniSearch index of the same products in the same run.
 //
 //   npm run bench:quality                          the built-in engine (a private redis-server)
@@ -17,7 +17,7 @@ import { fmt } from './support/harness.js';
 
 const products = judgedProducts();
 const queries = judgedQueries();
-const MODES = ['keyword', 'hybrid'] as const;
+const MODES = ['keyword', 'hybrid', 'semantic'] as const;
 
 interface Column {
   name: string;

@@ -64,7 +64,8 @@ export function column(parts: ColumnParts): Column {
     heading: `${parts.engine} (${parts.server})`,
     ids,
     textHash: [],
-    rowOf: (id) => (rows ??= new Map(ids.map((productId, row) => [productId, row]))).get(id) ?? -1,
+    // Made again once a stage has written more rows.
+    rowOf: (id) => (rows?.size === ids.length ? rows : (rows = new Map(ids.map((productId, row) => [productId, row])))).get(id) ?? -1,
     bind: (s) => {
       if (!s.filters.siteId) return s;
       const siteId = siteIdOf.get(s.filters.siteId);

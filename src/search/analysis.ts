@@ -129,6 +129,12 @@ export interface QueryWord {
   word: string;
   /** Alternative index terms (stems in the candidate languages, and the plain folded word). */
   terms: string[];
+  /**
+   * The terms typo variants are sought for: the word as the index holds it in each candidate
+   * language (its stems). Not the plain folded word: its variants reach longer words' stems
+   * ("waschmaschine" is two letters from "waschmaschinenf", the stem of "waschmaschinenfest").
+   */
+  typoTerms: string[];
   /** Edits allowed: one for words of 5+ letters, two for 9+. */
   fuzzy: number;
   /** Search-as-you-type: for the last word, the folded word as typed also matches as a term prefix. */
@@ -180,7 +186,7 @@ const STOPWORDS = new Set([
 ]);
 
 /** An exact term as a query word (a compound's part). */
-const exactWord = (word: string, term: string): QueryWord => ({ word, terms: [term], fuzzy: 0, prefixes: [], readings: [], span: 1 });
+const exactWord = (word: string, term: string): QueryWord => ({ word, terms: [term], typoTerms: [], fuzzy: 0, prefixes: [], readings: [], span: 1 });
 
 /** Query words with their alternative terms, typo budget, prefixes and compound readings. */
 export function analyzeQuery(query: string, analysis: QueryAnalysis): QueryWord[] {
@@ -212,9 +218,14 @@ function analyzeWord(word: string, { stemming, language }: QueryAnalysis, last: 
     if (umlauts !== word) spellings.push(umlauts);
   }
   const terms = new Set<string>();
+  const typoTerms = new Set<string>();
   for (const spelling of spellings) {
     terms.add(fold(spelling));
-    for (const lang of stemming ? [stemming] : STEMMED_LANGUAGES) terms.add(termOf(spelling, lang));
+    for (const lang of stemming ? [stemming] : STEMMED_LANGUAGES) {
+      const term = termOf(spelling, lang);
+      terms.add(term);
+      typoTerms.add(term);
+    }
   }
   const prefixes = last && word.length >= MIN_PREFIX ? [...new Set(spellings.map(fold))] : [];
   const readings: QueryWord[][] = [];
@@ -224,7 +235,7 @@ function analyzeWord(word: string, { stemming, language }: QueryAnalysis, last: 
     for (const groups of segmentations(parts)) readings.push(groups.map((g) => exactWord(g, termOf(g, 'de'))));
     break;
   }
-  return { word, terms: [...terms], fuzzy: typoBudget(word), prefixes, readings, span: 1 };
+  return { word, terms: [...terms], typoTerms: [...typoTerms], fuzzy: typoBudget(word), prefixes, readings, span: 1 };
 }
 
 /** Every way to read parts as two or more consecutive groups, each joined ("akku|bohr|schrauber" → akku + bohrschrauber, …). */

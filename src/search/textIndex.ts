@@ -16,12 +16,23 @@ import { TextMatcher, type TextMatches } from './textMatch.js';
 
 export type { TextMatches } from './textMatch.js';
 
-/** A document's texts, analysed in its language; each field has its weight (a title match beats a description match). */
+/** A text field of the documents: its weight (a title match beats a description match), and whether the word being typed completes to its words. */
+export interface TextField {
+  weight: number;
+  /**
+   * Names (title, brand, category, keywords) complete the last word of a query; prose does not, as
+   * Typesense's per-field prefix is set up for shops: "waschmaschine" is no start of a doormat
+   * whose description calls it "waschmaschinenfest".
+   */
+  completes: boolean;
+}
+
+/** A document's texts, analysed in its language. */
 export interface DocText {
   language: string;
   /** By field (null: none). */
   texts: readonly (string | null)[];
-  weights: readonly number[];
+  fields: readonly TextField[];
 }
 
 /** Spellings remembered for typo lookups (a spelling whose term left every document is skipped). */
@@ -33,7 +44,7 @@ const QUARANTINE_LIMIT = 10_000;
 
 const B = 0.75;
 
-function grow<T extends Int32Array | Float32Array | Float64Array>(from: T, to: T): T {
+function grow<T extends Uint8Array | Int32Array | Float32Array | Float64Array>(from: T, to: T): T {
   to.set(from);
   return to;
 }
@@ -46,6 +57,13 @@ export class TextIndex {
   private readonly dict = new SearchableMap<number>();
   /** Folded words as written → their term: typo lookups on the words documents hold (textMatch.ts). */
   private readonly spelled = new SearchableMap<string>();
+  /**
+   * The terms a completing field (TextField.completes) holds: the last query word's prefix
+   * lookups. A term stays until it leaves every document, though it may have left the names.
+   */
+  private readonly completing = new SearchableMap<number>();
+  /** Per term id: 1 while the term is in `completing`. */
+  private completes = new Uint8Array(1024);
   /** How many spellings `spelled` holds: SearchableMap's own size walks the whole tree after every set. */
   private spellingCount = 0;
   private readonly termIds = new Map<string, number>();
@@ -91,7 +109,7 @@ export class TextIndex {
   }
 
   /** Indexes (or re-indexes) a document's texts: each field weighted, with per-field length norms, and saturated as BM25 at query time. */
-  set(doc: number, { language, texts, weights }: DocText): void {
+  set(doc: number, { language, texts, fields }: DocText): void {
     this.ensureDoc(doc);
     const previous = this.unlink(doc);
     const gen = (this.genCounter = (this.genCounter + 1) | 0) || (this.genCounter = 1);
@@ -107,17 +125,23 @@ export class TextIndex {
       const list = text ? words(text) : [];
       if (list.length === 0) continue;
       const avg = this.fieldAverage(field, list.length);
-      const each = weights[field] / (1 - B + (B * list.length) / avg);
+      const { weight, completes } = fields[field];
+      const each = weight / (1 - B + (B * list.length) / avg);
       const stamp = (this.fieldStamp = (this.fieldStamp + 1) | 0);
       for (const word of list) {
         const ids = this.idsOfWord(cache, word, language);
         if (typeof ids === 'number') {
           this.addWeight(ids, each, stamp);
+          if (completes) this.complete(ids);
           continue;
         }
         // A compound counts for its tails too, as much as for itself (a Regenjacke is a Jacke).
         this.addWeight(ids.id, each, stamp);
         for (const id of ids.tails) this.addWeight(id, each, stamp);
+        if (completes) {
+          this.complete(ids.id);
+          for (const id of ids.tails) this.complete(id);
+        }
       }
     }
     const postings = this.postings;
@@ -144,6 +168,14 @@ export class TextIndex {
     this.fieldStamps[id] = stamp;
     if (this.termWeights[id] === 0) this.distinct.push(id);
     this.termWeights[id] += weight;
+  }
+
+  /** Lets the word being typed complete to a term. */
+  private complete(id: number): void {
+    if (id >= this.completes.length) this.completes = grow(this.completes, new Uint8Array(Math.max(id + 1, this.completes.length * 2)));
+    if (this.completes[id] === 1) return;
+    this.completes[id] = 1;
+    this.completing.set(this.terms[id]!, id);
   }
 
   remove(doc: number): void {
@@ -176,6 +208,10 @@ export class TextIndex {
       this.terms[id] = null;
       this.termIds.delete(term);
       this.dict.delete(term);
+      if (this.completes[id] === 1) {
+        this.completing.delete(term);
+        this.completes[id] = 0;
+      }
       this.postings.clear(id);
       this.quarantined.push(id);
     }
@@ -251,9 +287,13 @@ export class TextIndex {
     return this.matcher.knows(word);
   }
 
-  /** What the matcher reads: the dictionary, the spellings, the postings, each document's live generation, the live count. */
+  /** What the matcher reads: the dictionary, the terms of completing fields, the spellings, the postings, each document's live generation, the live count. */
   get spellings(): SearchableMap<string> {
     return this.spelled;
+  }
+
+  get completions(): SearchableMap<number> {
+    return this.completing;
   }
 
   get dictionary(): SearchableMap<number> {

@@ -37,6 +37,8 @@ export interface TextMatches {
 /** What the matcher reads of its index. */
 export interface MatchedIndex {
   readonly dictionary: SearchableMap<number>;
+  /** The terms the last query word completes to: those of name fields (textIndex.ts TextField). */
+  readonly completions: SearchableMap<number>;
   /** Folded words as documents spell them → their term (for typo lookups). */
   readonly spellings: SearchableMap<string>;
   readonly postingLists: PostingsPool;
@@ -102,7 +104,7 @@ export class TextMatcher {
   /** Whether the index holds a term the word may match exactly or as a prefix (a reading of two typed words as one is worth trying). */
   knows(word: QueryWord): boolean {
     if (word.terms.some((t) => (this.index.postingLists.df[this.index.dictionary.get(t) ?? -1] ?? 0) > 0)) return true;
-    return word.prefixes.some((p) => this.index.dictionary.atPrefix(p).size > 0);
+    return word.prefixes.some((p) => this.index.completions.atPrefix(p).size > 0);
   }
 
   /** Offers each document the word matches its score, and returns the word's weight: the idf of its rarest term the index holds, times how loosely it matched (0: none). */
@@ -179,7 +181,7 @@ export class TextMatcher {
     // costliest part of a query. A stem shorter than the typed word gets the budget of its own
     // length ("haus" of "Häuser": none).
     if (out.size === 0) {
-      for (const term of word.terms) {
+      for (const term of word.typoTerms) {
         const edits = Math.min(word.fuzzy, typoBudget(term));
         if (edits === 0) continue;
         for (const [, [id, distance]] of this.index.dictionary.fuzzyGet(term, edits)) offer(id, FUZZY_FACTOR[distance] ?? 0.3);
@@ -197,7 +199,7 @@ export class TextMatcher {
     for (const prefix of word.prefixes) {
       const found: [number, number][] = [];
       let scanned = 0;
-      for (const [, id] of this.index.dictionary.atPrefix(prefix)) {
+      for (const [, id] of this.index.completions.atPrefix(prefix)) {
         if (this.index.postingLists.df[id] > 0) found.push([id, this.index.postingLists.df[id]]);
         if (++scanned >= MAX_PREFIX_SCAN) break;
       }

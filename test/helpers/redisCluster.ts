@@ -96,27 +96,40 @@ async function until(what: string, ms: number, check: () => Promise<boolean>): P
   throw new Error(`redis cluster: timed out waiting for ${what}`);
 }
 
+function startNode(port: number, dir: string, options: RedisClusterOptions): ClusterNode {
+  const nodeDir = join(dir, String(port));
+  mkdirSync(nodeDir);
+  const proc = spawn(options.server ?? 'redis-server', [
+    '--port', String(port), '--bind', '127.0.0.1', '--dir', nodeDir,
+    // A module that connects to the other nodes reads their addresses from the cluster's map.
+    ...(options.module ? ['--loadmodule', options.module, '--cluster-announce-ip', '127.0.0.1'] : []),
+    '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
+    '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 3000),
+    // Replicas take over without waiting for an old master's data age; a failover in the tests is a kill.
+    '--cluster-replica-validity-factor', '0',
+    '--appendonly', 'no', '--save', '', '--logfile', join(nodeDir, 'redis.log'),
+  ], { stdio: 'ignore' });
+  return { port, process: proc };
+}
+
 export async function startRedisCluster(options: RedisClusterOptions = {}): Promise<RedisCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'kcs-cluster-'));
   const nodes: ClusterNode[] = [];
   try {
     for (let i = 0; i < 6; i++) {
-      const port = await freeClusterPort();
-      const nodeDir = join(dir, String(port));
-      mkdirSync(nodeDir);
-      const proc = spawn(options.server ?? 'redis-server', [
-        '--port', String(port), '--bind', '127.0.0.1', '--dir', nodeDir,
-        // A module that connects to the other nodes reads their addresses from the cluster's map.
-        ...(options.module ? ['--loadmodule', options.module, '--cluster-announce-ip', '127.0.0.1'] : []),
-        '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
-        '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 3000),
-        // Replicas take over without waiting for an old master's data age; a failover in the tests is a kill.
-        '--cluster-replica-validity-factor', '0',
-        '--appendonly', 'no', '--save', '', '--logfile', join(nodeDir, 'redis.log'),
-      ], { stdio: 'ignore' });
-      nodes.push({ port, process: proc });
+      // A port probed free may be taken before the node binds it (other test files start servers
+      // too): a node that exits at once is started again on another port.
+      for (let attempt = 1; ; attempt++) {
+        const node = startNode(await freeClusterPort(), dir, options);
+        nodes.push(node);
+        // Our process answers (not another server that took the port), or it has exited.
+        const ours = (c: Redis) => c.info('server').then((info) => info.includes(`process_id:${node.process.pid}\r`));
+        await until(`node ${node.port}`, 10_000, async () => node.process.exitCode !== null || (await ask(node.port, ours)));
+        if (node.process.exitCode === null) break;
+        nodes.pop();
+        if (attempt === 3) throw new Error('redis cluster: a node exited at start three times');
+      }
     }
-    for (const node of nodes) await until(`node ${node.port}`, 10_000, () => ask(node.port, async (c) => (await c.ping()) === 'PONG'));
     const create = spawnSync('redis-cli', [
       '--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes',
     ], { encoding: 'utf8', timeout: 60_000 });

@@ -1,13 +1,14 @@
-// The built-in engine's text index under churn: documents re-indexed with new words many times
-// over keep a vocabulary of the words they hold now, and find by those words only.
+// The built-in engine's text index: under churn, documents re-indexed with new words many times
+// over keep a vocabulary of the words they hold now, and find by those words only; the word being
+// typed completes to names only.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TextIndex } from '../../src/search/textIndex.js';
-import type { QueryWord } from '../../src/search/analysis.js';
+import { analyzeQuery, type QueryWord } from '../../src/search/analysis.js';
 
 /** One field of text in a language without a stemmer: its words are its terms. */
-const text = (words: string) => ({ language: 'xx', texts: [words], weights: [1] });
-const word = (term: string): QueryWord => ({ word: term, terms: [term], fuzzy: 0, prefixes: [], readings: [], span: 1 });
+const text = (words: string) => ({ language: 'xx', texts: [words], fields: [{ weight: 1, completes: true }] });
+const word = (term: string): QueryWord => ({ word: term, terms: [term], typoTerms: [term], fuzzy: 0, prefixes: [], readings: [], span: 1 });
 const found = (index: TextIndex, term: string) => {
   const m = index.match([word(term)]);
   return [...m.docs.subarray(0, m.count)].sort((a, b) => a - b);
@@ -54,4 +55,24 @@ test('words stay with their terms while term ids are freed and reused (past the 
   index.set(5, text('w144x5 common'));
   assert.deepEqual(found(index, 'w144x5'), [5]);
   assert.deepEqual(found(index, `w${(239 + 5) % 300}x5`), []);
+});
+
+test('the word being typed completes to the words of completing fields only, and a finished word is no typo of a longer one', () => {
+  const index = new TextIndex();
+  const fields = [{ weight: 3, completes: true }, { weight: 1, completes: false }];
+  index.set(0, { language: 'de', texts: ['Schmutzfangmatte waschbar', 'Bei 30 °C waschmaschinenfest, mit Gummirücken.'], fields });
+  index.set(1, { language: 'de', texts: ['Waschmaschinenschlauch', null], fields });
+  const hits = (query: string) => {
+    const m = index.match(analyzeQuery(query, { stemming: null, language: 'de' }));
+    return [...m.docs.subarray(0, m.count)].sort((a, b) => a - b);
+  };
+  assert.deepEqual(hits('schmutzf'), [0], 'a title word completes');
+  assert.deepEqual(hits('gummir'), [], 'a description word does not');
+  assert.deepEqual(hits('gummirücken'), [0], 'the whole word matches');
+  assert.deepEqual(hits('waschmaschinenfest'), [0]);
+  assert.deepEqual(hits('waschmaschine'), [1], 'completes to the title, not the description');
+  // The stem of "waschmaschinenfest" is "waschmaschinenf", two letters from the word "waschmaschine":
+  // typo variants are sought for the query's stem ("waschmaschin"), as the index holds words.
+  assert.deepEqual(hits('waschmaschine '), [], 'no completion, no typo');
+  assert.deepEqual(hits('schmutzfangmate '), [0], 'a real typo still matches');
 });

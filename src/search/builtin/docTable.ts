@@ -3,7 +3,7 @@
 import { analyzeQuery, joinedWords, type QueryAnalysis, type QueryWord } from '../analysis.js';
 import { fuseRanks, windowOf, type Hit, type RelatedRequest, type SearchRequest } from '../engine.js';
 import { COVERAGE } from '../coverage.js';
-import { TextIndex } from '../textIndex.js';
+import { TextIndex, type TextField } from '../textIndex.js';
 import { TopK, type Ranked } from '../topK.js';
 import { NumberColumn } from './numberColumn.js';
 import { VectorIndex, type VectorFilter } from '../vectorIndex.js';
@@ -29,8 +29,8 @@ export interface DocInput<M, C = undefined> {
 }
 
 export interface DocTableOptions<C> {
-  /** The weight of each text field, in the order of DocInput.texts: a title match beats a description match. */
-  weights: readonly number[];
+  /** The text fields, in the order of DocInput.texts: a title match beats a description match. */
+  fields: readonly TextField[];
   /** Hears every document stored (its column values) or deleted (undefined): for columns kept beside the table. */
   onSet?: (doc: number, columns: C | undefined) => void;
 }
@@ -92,11 +92,11 @@ export class DocTable<M, C = undefined> {
   private matched = new Int32Array(1024);
 
   private readonly vectorIndexes = new Map<VectorName, VectorIndex>();
-  private readonly weights: readonly number[];
+  private readonly fields: readonly TextField[];
   private readonly onSet: (doc: number, columns: C | undefined) => void;
 
-  constructor({ weights, onSet = () => undefined }: DocTableOptions<C>) {
-    this.weights = weights;
+  constructor({ fields, onSet = () => undefined }: DocTableOptions<C>) {
+    this.fields = fields;
     this.onSet = onSet;
   }
 
@@ -134,7 +134,7 @@ export class DocTable<M, C = undefined> {
       this.onSet(doc, input.columns);
       const print = textsPrint(input.language, input.texts);
       if (this.textPrints.at(doc) !== print) {
-        this.text.set(doc, { language: input.language, texts: input.texts, weights: this.weights });
+        this.text.set(doc, { language: input.language, texts: input.texts, fields: this.fields });
         this.textPrints.set(doc, print);
       }
       this.setValues(doc, input.values);

@@ -4,6 +4,7 @@ import type { StoredEntry } from '../../store/knowledgeEntries.js';
 import { baseLanguage } from '../analysis.js';
 import type { EntryAccess, EntryFilters, KnowledgeSearch, RelatedRequest, SearchResult } from '../engine.js';
 import { DocTable, type DocInput } from './docTable.js';
+import type { TextField } from '../textIndex.js';
 
 export interface EntryFacts {
   type: string;
@@ -19,13 +20,13 @@ export interface EntryFacts {
   createdMs: number;
 }
 
-/** The text index's fields, in the order of DocInput.texts, and their weights. */
-const FIELD_WEIGHTS = [
-  3, // title
-  2.5, // search_keywords
-  1.5, // tags
-  1.5, // summary
-  1, // content
+/** The text index's fields, in the order of DocInput.texts: the word being typed completes to names and tags only. */
+const FIELDS: readonly TextField[] = [
+  { weight: 3, completes: true }, // title
+  { weight: 2.5, completes: true }, // search_keywords
+  { weight: 1.5, completes: true }, // tags
+  { weight: 1.5, completes: false }, // summary
+  { weight: 1, completes: false }, // content
 ];
 
 export function entryInput(doc: StoredEntry, vectors: DocInput<EntryFacts>['vectors']): DocInput<EntryFacts> {
@@ -69,7 +70,7 @@ function readable(access: EntryAccess): (m: EntryFacts) => boolean {
 }
 
 export class EntryCollection {
-  readonly table = new DocTable<EntryFacts>({ weights: FIELD_WEIGHTS });
+  readonly table = new DocTable<EntryFacts>({ fields: FIELDS });
 
   search(s: KnowledgeSearch): SearchResult {
     const found = this.table.search(s, {

@@ -8,6 +8,7 @@ import {
   type FacetCount, type ProductFacet, type ProductFilters, type ProductSearch, type RelatedRequest, type SearchResult, type VariantStrategy,
 } from '../engine.js';
 import { DocTable, type DocInput } from './docTable.js';
+import type { TextField } from '../textIndex.js';
 import { NumberColumn } from './numberColumn.js';
 import { shared } from './sharedStrings.js';
 
@@ -33,17 +34,18 @@ export interface ProductColumns {
 export type ProductInput = DocInput<ProductFacts, ProductColumns>;
 
 /**
- * The text index's fields, in the order of DocInput.texts, and their weights: the thing the title
- * names beats what it is for or comes with, and title and category beat the description.
+ * The text index's fields, in the order of DocInput.texts: the thing the title names beats what it
+ * is for or comes with, title and category beat the description, and the word being typed
+ * completes to names only.
  */
-const FIELD_WEIGHTS = [
-  3, // title: its focus (analysis.ts titleFocus)
-  1.5, // title: the rest
-  2.5, // search_keywords
-  2, // brand
-  2, // category
-  1, // short_description
-  1, // description
+const FIELDS: readonly TextField[] = [
+  { weight: 3, completes: true }, // title: its focus (analysis.ts titleFocus)
+  { weight: 1.5, completes: true }, // title: the rest
+  { weight: 2.5, completes: true }, // search_keywords
+  { weight: 2, completes: true }, // brand
+  { weight: 2, completes: true }, // category
+  { weight: 1, completes: false }, // short_description
+  { weight: 1, completes: false }, // description
 ];
 
 export function productInput(doc: StoredProduct, parentExternalId: string | null, vectors: ProductInput['vectors']): ProductInput {
@@ -116,7 +118,7 @@ export class ProductCollection {
   private readonly facetColumns: Record<ProductFacet, FacetColumn> = { brand: new FacetColumn(), category: new FacetColumn(), availability: new FacetColumn() };
   private readonly columns = { price: new NumberColumn(Float64Array, NaN), flags: new NumberColumn(Uint8Array, 0) };
   readonly table = new DocTable<ProductFacts, ProductColumns>({
-    weights: FIELD_WEIGHTS,
+    fields: FIELDS,
     onSet: (doc, c) => {
       for (const name of PRODUCT_FACETS) this.facetColumns[name].set(doc, c ? c[name] : null);
       this.columns.price.set(doc, c?.price ?? NaN);

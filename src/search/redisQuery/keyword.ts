@@ -6,7 +6,7 @@ import { joinedWords, type QueryAnalysis, type QueryWord } from '../analysis.js'
 import { COVERAGE, LOOSE_WEIGHT, MINOR_WEIGHT } from '../coverage.js';
 import type { IndexCommands } from './commands.js';
 import { all, wordExpression } from './query.js';
-import { F, type Collection } from './schema.js';
+import { COMPLETING_FIELDS, F, type Collection } from './schema.js';
 
 /** Ranked ids with their scores, best first. */
 export interface Ranked {
@@ -63,7 +63,7 @@ export class KeywordSearch {
     if (!query.trim()) return this.newest(c, filter, k);
     // Punctuation only: no word to match (as the built-in engine).
     if (words.length === 0) return { ids: [], scores: [], full: 0, total: 0, expr: null };
-    const expressions = words.map((w, i) => wordExpression(w, unknown[i]));
+    const expressions = words.map((w, i) => wordExpression(w, unknown[i], COMPLETING_FIELDS[c.kind]));
     const every = `(${expressions.join(' ')})`;
     const run = async (expr: string): Promise<Keyword> => {
       const found = await this.ft.query(c, all(expr, filter), { args: ['NOCONTENT', 'WITHSCORES', 'SCORER', 'BM25', 'LIMIT', '0', String(k)] });

@@ -24,18 +24,21 @@ export const all = (...clauses: string[]): string => clauses.filter(Boolean).joi
 
 /**
  * A query word as RediSearch syntax: its alternative terms, typo variants (%…%) when `typos` (the
- * word is unknown to the index), its prefixes (…*), and a compound's parts all together, OR-ed.
+ * word is unknown to the index), its prefixes (…*) in the `completing` fields, and a compound's
+ * parts all together, OR-ed.
  */
-export function wordExpression(word: QueryWord, typos: boolean): string {
-  const alternatives = new Set<string>(word.terms);
+export function wordExpression(word: QueryWord, typos: boolean, completing: readonly string[]): string {
+  const alternatives = new Set<string>();
+  // First: the server's parser refuses a field clause after two or more alternatives ("a | b | @f:…").
+  if (word.prefixes.length > 0 && completing.length > 0) alternatives.add(`@${completing.join('|')}:(${word.prefixes.map((p) => `${p}*`).join(' | ')})`);
+  for (const term of word.terms) alternatives.add(term);
   if (typos) {
-    for (const term of word.terms) {
+    for (const term of word.typoTerms) {
       const edits = Math.min(word.fuzzy, typoBudget(term));
       if (edits > 0) alternatives.add(`${'%'.repeat(edits)}${term}${'%'.repeat(edits)}`);
     }
   }
-  for (const prefix of word.prefixes) alternatives.add(`${prefix}*`);
-  for (const reading of word.readings) alternatives.add(`(${reading.map((w) => wordExpression(w, false)).join(' ')})`);
+  for (const reading of word.readings) alternatives.add(`(${reading.map((w) => wordExpression(w, false, completing)).join(' ')})`);
   return `(${[...alternatives].join(' | ')})`;
 }
 

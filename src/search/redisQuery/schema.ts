@@ -122,6 +122,13 @@ export function schema(c: Collection, options: IndexOptions): string[] {
   ];
 }
 
+/** Per kind: the TEXT fields the last query word completes in (names, not prose: textIndex.ts TextField). */
+export const COMPLETING_FIELDS: Record<CollectionKind, readonly string[]> = {
+  product: ['title', 'title2', 'kw', 'brand', 'cat'],
+  productVectors: [],
+  entry: ['title', 'kw', 'tags_text'],
+};
+
 /** FT.CREATE of a collection's index; `scan`: the server reads the documents stored before it. */
 export const createIndexArgs = (c: Collection, options: IndexOptions, { scan }: { scan: boolean }): string[] => [
   'FT.CREATE', c.index, 'ON', 'HASH', 'PREFIX', '1', c.prefix, ...(scan ? [] : ['SKIPINITIALSCAN']), 'STOPWORDS', '0', 'SCHEMA', ...schema(c, options),

@@ -85,6 +85,13 @@ export function keywordCases(): void {
       assert.deepEqual(await productKeys(A, { query: 'Gieß' }), ['giesskanne']);
     });
 
+    test('the word being typed completes to names, not to words only a description holds', async () => {
+      assert.deepEqual(await productKeys(A, { query: 'mudd' }), [], '"muddy" stands in a description only');
+      assert.deepEqual(await productKeys(A, { query: 'muddy' }), ['shoes'], 'the whole word matches');
+      assert.deepEqual(await productKeys(A, { query: 'Acm' }).then(sorted), sorted(await productKeys(A, { query: 'acme' })), 'brands complete');
+      assert.deepEqual(await productKeys(A, { query: 'Cloth' }).then(sorted), ['hoodie', 'hoodie-m', 'hoodie-s', 'jacket', 'socks', 'vest'], 'categories complete');
+    });
+
     test('a sku or gtin query puts that product first, within the filters', async () => {
       const bySku = await productKeys(A, { query: 'ACME-TR-001' });
       assert.equal(bySku[0], 'shoes');
