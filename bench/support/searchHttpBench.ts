@@ -98,11 +98,11 @@ export async function overHttp(column: Column, queries: HttpQueries, undo: Undo,
   const embedTimes: number[] = [];
   for (const query of queries.vector) {
     const t = performance.now();
-    const res = await vectorServe.post(JSON.stringify({ query, mode: 'hybrid', language: 'en', min_similarity: 0 }));
+    const res = await vectorServe.post(JSON.stringify({ query, mode: 'semantic', language: 'en', min_similarity: 0 }));
     embedTimes.push(performance.now() - t);
     const body = JSON.parse(res.body) as { mode?: string; semantic_fallback?: string | null; hits?: { ranks: { semantic: number | null } }[] };
-    if (res.status !== 200 || body.mode !== 'hybrid' || body.semantic_fallback) throw new Error(`${column.engine}: hybrid search did not run semantic: ${res.status} ${res.body.slice(0, 300)}`);
-    if (!body.hits?.some((h) => h.ranks.semantic !== null)) summary.problem(`${column.engine}, hybrid '${query}': no semantic rank in the hits (vectors not loaded under ${MODEL}?)`);
+    if (res.status !== 200 || body.mode !== 'semantic' || body.semantic_fallback) throw new Error(`${column.engine}: semantic search did not run: ${res.status} ${res.body.slice(0, 300)}`);
+    if (!body.hits?.some((h) => h.ranks.semantic !== null)) summary.problem(`${column.engine}, semantic '${query}': no hits (vectors not loaded under ${MODEL}?)`);
   }
   // The first call loads the model; the runs below hit the LRU query cache only.
   const median = embedTimes.slice(1).sort((a, b) => a - b)[(embedTimes.length - 1) >> 1] ?? NaN;

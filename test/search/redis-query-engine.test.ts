@@ -74,6 +74,28 @@ if (!available) {
       projecting.close();
     });
 
+    test('the query syntax of every word shape parses: joined compounds whose last part completes, in one language or all', async () => {
+      const { wordExpression } = await import('../../src/search/redisQuery/query.js');
+      const { COMPLETING_FIELDS } = await import('../../src/search/redisQuery/schema.js');
+      const { analyzeQuery, joinedWords } = await import('../../src/search/analysis.js');
+      const index = `${uniqueSlug('syntax')}:idx`;
+      await redis.call('FT.CREATE', index, 'ON', 'HASH', 'PREFIX', '1', `${index}:`, 'SCHEMA', ...COMPLETING_FIELDS.product.flatMap((f) => [f, 'TEXT']));
+      try {
+        for (const analysis of [{ stemming: 'de', language: 'de' }, { stemming: null, language: 'de' }, { stemming: null, language: null }]) {
+          // "keketzlichste" has three terms without a language (its fold, German and English stems): the
+          // server's parser once refused the reading of its parts after them.
+          for (const query of ['keketzlich ste', 'regen jacke', 'kopfhoerer', 'akkubohrschrauber', 'kaffee maschine mit timer']) {
+            const words = analyzeQuery(query, analysis);
+            const shapes = [...words, ...words.slice(1).map((w, i) => joinedWords(words[i], w, analysis))];
+            const expression = shapes.map((w) => wordExpression(w, true, COMPLETING_FIELDS.product)).join(' ');
+            await redis.call('FT.EXPLAIN', index, expression, 'DIALECT', '2').catch((e: Error) => assert.fail(`${query} ${JSON.stringify(analysis)}: ${e.message}\n${expression}`));
+          }
+        }
+      } finally {
+        await redis.call('FT.DROPINDEX', index);
+      }
+    });
+
     test('documents stored without the projection are projected once, then found', async () => {
       const tenantId = await tenant(plain);
       const cat = await writeCatalogue(plain, tenantId);

@@ -5,7 +5,7 @@
 import { joinedWords, type QueryAnalysis, type QueryWord } from '../analysis.js';
 import { COVERAGE, LOOSE_WEIGHT, MINOR_WEIGHT } from '../coverage.js';
 import type { IndexCommands } from './commands.js';
-import { all, wordExpression } from './query.js';
+import { all, anyOf, wordExpression } from './query.js';
 import { COMPLETING_FIELDS, F, type Collection } from './schema.js';
 
 /** Ranked ids with their scores, best first. */
@@ -120,7 +120,7 @@ export class KeywordSearch {
     }
     if (sets.length === 0) return null;
     const clause = (mask: number) => `(${expressions.filter((_, i) => mask & (1 << i)).join(' ')})`;
-    return `(${sets.map(clause).join(' | ')})`;
+    return anyOf(sets.map(clause));
   }
 
   /**

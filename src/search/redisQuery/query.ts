@@ -29,7 +29,6 @@ export const all = (...clauses: string[]): string => clauses.filter(Boolean).joi
  */
 export function wordExpression(word: QueryWord, typos: boolean, completing: readonly string[]): string {
   const alternatives = new Set<string>();
-  // First: the server's parser refuses a field clause after two or more alternatives ("a | b | @f:…").
   if (word.prefixes.length > 0 && completing.length > 0) alternatives.add(`@${completing.join('|')}:(${word.prefixes.map((p) => `${p}*`).join(' | ')})`);
   for (const term of word.terms) alternatives.add(term);
   if (typos) {
@@ -39,8 +38,15 @@ export function wordExpression(word: QueryWord, typos: boolean, completing: read
     }
   }
   for (const reading of word.readings) alternatives.add(`(${reading.map((w) => wordExpression(w, false, completing)).join(' ')})`);
-  return `(${[...alternatives].join(' | ')})`;
+  return anyOf([...alternatives]);
 }
+
+/**
+ * Clauses OR-ed, two at a time: "((a | b) | c)". The server's parser refuses a field clause
+ * anywhere in a third or later alternative of a flat list ("a | b | (c @f:(x*))").
+ */
+export const anyOf = (clauses: readonly string[]): string =>
+  clauses.length === 1 ? `(${clauses[0]})` : clauses.slice(1).reduce((union, c) => `(${union} | ${c})`, clauses[0]);
 
 export function variantFilter(strategy: VariantStrategy): string {
   if (strategy === 'children_only') return '@parent:[0 0]';

@@ -90,6 +90,8 @@ export function keywordCases(): void {
       assert.deepEqual(await productKeys(A, { query: 'muddy' }), ['shoes'], 'the whole word matches');
       assert.deepEqual(await productKeys(A, { query: 'Acm' }).then(sorted), sorted(await productKeys(A, { query: 'acme' })), 'brands complete');
       assert.deepEqual(await productKeys(A, { query: 'Cloth' }).then(sorted), ['hoodie', 'hoodie-m', 'hoodie-s', 'jacket', 'socks', 'vest'], 'categories complete');
+      // Read as one compound, with its parts apart and the last one completing.
+      for (const query of ['Taschen Lampe', 'Garten Taschen Lampe']) assert.equal((await productKeys(A, { query }))[0], 'taschenlampe', query);
     });
 
     test('a sku or gtin query puts that product first, within the filters', async () => {
