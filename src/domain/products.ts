@@ -261,7 +261,6 @@ export class ProductService {
     await this.delete(tenantId, id, actor);
   }
 
-  /** Response views in the order of `ids`; null for a missing product. */
   /** Response views as JSON text (productDocs.ts viewText), in the order of `ids`; null for a missing product. */
   async viewTexts(tenantId: string, ids: string[]): Promise<(string | null)[]> {
     const texts = await this.repo.answerTexts(tenantId, ids);
@@ -273,6 +272,7 @@ export class ProductService {
     return texts.map((text, i) => (text ? viewText(text, parents[i] === ids[i] ? null : parents[i]) : null));
   }
 
+  /** Response views in the order of `ids`; null for a missing product. */
   async views(tenantId: string, ids: string[]): Promise<(ProductView | null)[]> {
     const records = await this.repo.getMany(tenantId, ids);
     const parents = await this.repo.parentIds(

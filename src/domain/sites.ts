@@ -32,7 +32,7 @@ const view = (site: StoredSite, defaultId: string | null): SiteView => ({
 });
 
 export class SiteService {
-  /** What searches ask of sites (resolve, defaultLanguage), by tenant id and site reference. */
+  /** What searches ask of sites: `<tenant> site <id or slug>` (resolve) and `<tenant> default` (defaultLanguage). */
   private readonly searchCache = new ShortCache(SEARCH_CACHE_MS);
 
   constructor(
@@ -80,7 +80,7 @@ export class SiteService {
    * changes a site of the tenant (another process's change reaches searches here within that time).
    */
   async resolve(tenantId: string, idOrSlug: string): Promise<{ id: string; language: string }> {
-    return this.searchCache.get(`${tenantId} ${idOrSlug}`, async () => {
+    return this.searchCache.get(`${tenantId} site ${idOrSlug}`, async () => {
       const { site } = await this.load(tenantId, idOrSlug);
       return { id: site.id, language: site.language };
     });
@@ -88,7 +88,7 @@ export class SiteService {
 
   /** The tenant's default language: its default site's, or the contract's default (de) without a site (cached as resolve). */
   async defaultLanguage(tenantId: string): Promise<string> {
-    return this.searchCache.get(`${tenantId} `, async () => {
+    return this.searchCache.get(`${tenantId} default`, async () => {
       const defaultId = await this.repo.defaultId(tenantId);
       const raw = defaultId ? (await this.repo.getRaw(tenantId, defaultId)).raw : null;
       return raw ? (JSON.parse(raw) as StoredSite).language : DEFAULT_LANGUAGE;
