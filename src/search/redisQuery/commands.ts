@@ -5,6 +5,7 @@
 import { parseAggregateReply, parseSearchReply, parseSpellcheckReply, type ParsedReply } from './replies.js';
 import type { Args, IndexRouter } from './router.js';
 import type { Collection } from './schema.js';
+import { termClause } from './query.js';
 
 /** FT.SEARCH arguments after the query, and its DIALECT ('2' unless given). */
 export interface SearchArgs {
@@ -44,7 +45,8 @@ export class IndexCommands {
   /** The terms among `terms` that the index holds in no document. */
   async missingTerms(c: Collection, terms: string[]): Promise<Set<string>> {
     if (terms.length === 0) return new Set();
-    return parseSpellcheckReply(await this.send(c, ['FT.SPELLCHECK', c.index, terms.join(' '), 'DIALECT', '2']));
+    // A quoted term (query.ts termClause) is not checked: it counts as known.
+    return parseSpellcheckReply(await this.send(c, ['FT.SPELLCHECK', c.index, terms.map(termClause).join(' '), 'DIALECT', '2']));
   }
 
   idOf(c: Collection, key: string): string {

@@ -5,7 +5,7 @@
 import { joinedWords, type QueryAnalysis, type QueryWord } from '../analysis.js';
 import { COVERAGE, LOOSE_WEIGHT, MINOR_WEIGHT } from '../coverage.js';
 import type { IndexCommands } from './commands.js';
-import { all, anyOf, wordExpression } from './query.js';
+import { all, anyOf, termClause, wordExpression } from './query.js';
 import { COMPLETING_FIELDS, F, type Collection } from './schema.js';
 
 /** Ranked ids with their scores, best first. */
@@ -92,7 +92,7 @@ export class KeywordSearch {
    * the rarest word the query has. As the built-in engine weighs them (textMatch.ts).
    */
   private async covering(c: Collection, words: QueryWord[], expressions: string[]): Promise<string | null> {
-    const termCounts = (w: QueryWord) => Promise.all(w.terms.map((t) => this.ft.count(c, t)));
+    const termCounts = (w: QueryWord) => Promise.all(w.terms.map((t) => this.ft.count(c, termClause(t))));
     const [documents, exact, counts] = await Promise.all([
       this.ft.count(c, '*'),
       Promise.all(words.map(termCounts)),

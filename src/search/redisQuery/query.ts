@@ -22,6 +22,12 @@ const flag = (b: boolean) => (b ? '1' : '0');
 /** Clauses joined by AND (a space), leaving out empty ones. */
 export const all = (...clauses: string[]): string => clauses.filter(Boolean).join(' ');
 
+/** Words the query parser reads as its own (DIALECT 2's `ismissing(@field)`): a bare one is a syntax error. */
+const PARSER_WORDS = new Set(['ismissing']);
+
+/** A term as a query clause: as it is, or quoted where the parser would read it as its own word. */
+export const termClause = (term: string): string => (PARSER_WORDS.has(term) ? `"${term}"` : term);
+
 /**
  * A query word as RediSearch syntax: its alternative terms, typo variants (%…%) when `typos` (the
  * word is unknown to the index), its prefixes (…*) in the `completing` fields, and a compound's
@@ -30,7 +36,7 @@ export const all = (...clauses: string[]): string => clauses.filter(Boolean).joi
 export function wordExpression(word: QueryWord, typos: boolean, completing: readonly string[]): string {
   const alternatives = new Set<string>();
   if (word.prefixes.length > 0 && completing.length > 0) alternatives.add(`@${completing.join('|')}:(${word.prefixes.map((p) => `${p}*`).join(' | ')})`);
-  for (const term of word.terms) alternatives.add(term);
+  for (const term of word.terms) alternatives.add(termClause(term));
   if (typos) {
     for (const term of word.typoTerms) {
       const edits = Math.min(word.fuzzy, typoBudget(term));

@@ -94,6 +94,11 @@ export function keywordCases(): void {
       for (const query of ['Taschen Lampe', 'Garten Taschen Lampe']) assert.equal((await productKeys(A, { query }))[0], 'taschenlampe', query);
     });
 
+    test('a word the Query Engine\'s parser reads as its own ("ismissing") is a word like any other', async () => {
+      assert.deepEqual(await productKeys(A, { query: 'ismissing' }), []);
+      assert.equal((await productKeys(A, { query: 'Camping Lantern ismissing' }))[0], 'lantern');
+    });
+
     test('a sku or gtin query puts that product first, within the filters', async () => {
       const bySku = await productKeys(A, { query: 'ACME-TR-001' });
       assert.equal(bySku[0], 'shoes');
