@@ -214,6 +214,7 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
     engine,
     embedders,
     products: services.products, knowledgeEntries: services.knowledgeEntries, sites: services.sites,
+    facetExactLimit: config.facetExactLimit,
   });
   // The indexes build in the background: /readyz answers 503 with the progress until they are done.
   let searchProgress: EngineProgress = { tenants: 0, tenantsLoaded: 0, documents: 0 };

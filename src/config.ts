@@ -2,6 +2,7 @@
 // Every bad value is reported with its own readable line, then the process exits.
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { FACET_EXACT_LIMIT } from './search/facets.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -47,6 +48,8 @@ export interface Config {
   oauthRateLimits: OAuthRateLimits;
   /** auto: the Redis Query Engine when the server has it, else the built-in engine. */
   searchEngine: SearchEngineChoice;
+  /** Facets are counted exactly over at most this many matches of a search, from a sample beyond (search/facets.ts). */
+  facetExactLimit: number;
 }
 
 export const SEARCH_ENGINES = ['auto', 'builtin', 'redis'] as const;
@@ -214,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embedding,
     workerQueues: workerQueues as WorkerQueue[],
     searchEngine: oneOf('KCS_SEARCH_ENGINE', 'auto', SEARCH_ENGINES),
+    facetExactLimit: int('KCS_FACET_EXACT_LIMIT', FACET_EXACT_LIMIT, { min: 1, max: 10_000_000 }),
     oauth: {
       codeTtlS: int('KCS_OAUTH_CODE_TTL_S', DEFAULT_OAUTH_LIFETIMES.codeTtlS, { min: 1, max: 600 }),
       accessTtlS: int('KCS_OAUTH_ACCESS_TTL_S', DEFAULT_OAUTH_LIFETIMES.accessTtlS, { min: 1, max: 86_400 }),

@@ -327,8 +327,9 @@ function toResult(indexName, params, plan, answer) {
     hitsPerPage,
     facets,
     exhaustiveNbHits: true,
-    exhaustiveFacetsCount: true,
-    exhaustive: { nbHits: true, facetsCount: true },
+    // kcs counts facets over a sample of the matches beyond a bound, and says so.
+    exhaustiveFacetsCount: answer?.facets_exhaustive !== false,
+    exhaustive: { nbHits: true, facetsCount: answer?.facets_exhaustive !== false },
     processingTimeMS: answer ? Math.round(answer.took_ms) : 0,
     query: plan.query,
     params: encodeParams(params),
@@ -346,5 +347,5 @@ function toFacetHits(params, counts, answer) {
     .filter(({ value }) => wanted === '' || (value.match(/[\p{L}\p{N}]+/gu) ?? []).some((w) => fold(w).startsWith(wanted)) || fold(value).startsWith(wanted))
     .slice(0, limit)
     .map(({ value, count }) => ({ value, highlighted: highlight(value, facetQuery, preTag, postTag).value, count }));
-  return { facetHits, exhaustiveFacetsCount: true, processingTimeMS: answer ? Math.round(answer.took_ms) : 0 };
+  return { facetHits, exhaustiveFacetsCount: answer?.facets_exhaustive !== false, processingTimeMS: answer ? Math.round(answer.took_ms) : 0 };
 }

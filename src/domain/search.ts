@@ -19,6 +19,8 @@ interface Answer<D> {
   hits: (Hit & D)[];
   total: number;
   facets: SearchResult['facets'];
+  /** Product searches: false when the facets were counted over a sample of the matches. */
+  facets_exhaustive?: boolean;
   mode: SearchMode;
   semantic_fallback: string | null;
   engine: string;
@@ -53,6 +55,8 @@ export interface SearchServiceOptions {
   products: ProductService;
   knowledgeEntries: KnowledgeEntryService;
   sites: SiteService;
+  /** Facets are exact over at most this many matches (KCS_FACET_EXACT_LIMIT; default search/facets.ts). */
+  facetExactLimit?: number;
 }
 
 export class SearchService {
@@ -61,8 +65,10 @@ export class SearchService {
   private readonly products: ProductService;
   private readonly knowledgeEntries: KnowledgeEntryService;
   private readonly sites: SiteService;
+  private readonly facetExactLimit: number | undefined;
 
   constructor(options: SearchServiceOptions) {
+    this.facetExactLimit = options.facetExactLimit;
     this.engine = options.engine;
     this.embedders = options.embedders;
     this.products = options.products;
@@ -79,7 +85,7 @@ export class SearchService {
     const started = performance.now();
     const { result, plan } = await this.findProducts(tenant, input);
     const hits = await this.withProducts(tenant.id, result.hits);
-    return { ...result, hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
+    return { ...productAnswer(result), hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
   }
 
   /** searchProducts with each hit's product as JSON text (ProductService.viewTexts): what the HTTP route answers. */
@@ -89,7 +95,7 @@ export class SearchService {
     const texts = await this.products.viewTexts(tenant.id, result.hits.map((h) => h.id));
     // A product deleted since the engine saw it is left out.
     const hits = result.hits.flatMap((h, i) => (texts[i] ? [{ ...h, documentJson: texts[i]! }] : []));
-    return { ...result, hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
+    return { ...productAnswer(result), hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
   }
 
   /** The engine's hits of a product search, and the plan it ran under. */
@@ -103,6 +109,7 @@ export class SearchService {
     const result = await this.engine.searchProducts(tenant.id, {
       ...this.request(query, plan, input),
       facets: input.facets ?? [],
+      facetExactLimit: this.facetExactLimit,
       filters: {
         siteId,
         language: input.language,
@@ -213,6 +220,11 @@ export class SearchService {
     const views = await this.knowledgeEntries.readableViews(caller, hits.map((h) => h.id), includeExpired);
     return hits.flatMap((h, i) => (views[i] ? [{ ...h, entry: views[i]! }] : []));
   }
+}
+
+/** A product search's result as answered: facets_exhaustive beside the facets. */
+function productAnswer({ facetsExhaustive, ...result }: SearchResult) {
+  return { ...result, facets_exhaustive: facetsExhaustive ?? true };
 }
 
 const EMBEDDING_OFF = 'embedding is off (KCS_EMBEDDER=none)';

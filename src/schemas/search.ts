@@ -68,6 +68,10 @@ const Ranks = Type.Object({
   keyword: Nullable(Type.Integer({ description: '1-based rank in the keyword list' })),
   semantic: Nullable(Type.Integer({ description: '1-based rank in the semantic list' })),
 });
+const FacetsExhaustive = Type.Boolean({
+  description: 'Product searches: false when the search matched more products than facets are counted exactly over (10,000 unless configured): ' +
+    'the counts are then taken over the first of them and scaled to all the matches',
+});
 const FacetCounts = Type.Array(Type.Object({ value: Type.String(), count: Type.Integer() }));
 
 const resultOf = <K extends string, T extends TSchema>({ name, key, doc, $id }: { name: string; key: K; doc: T; $id: string }) =>
@@ -77,6 +81,7 @@ const resultOf = <K extends string, T extends TSchema>({ name, key, doc, $id }: 
       hits: Type.Array(Type.Object({ id: Uuid(), score: Type.Number(), ranks: Ranks, ...({ [key]: doc } as Record<K, T>) })),
       total: Type.Integer({ description: 'Matching documents: every keyword match plus the semantic candidates' }),
       facets: Type.Object({ brand: Type.Optional(FacetCounts), category: Type.Optional(FacetCounts), availability: Type.Optional(FacetCounts) }),
+      ...(key === 'product' ? { facets_exhaustive: Type.Optional(FacetsExhaustive) } : {}),
       mode: StringEnum(SEARCH_MODES, { description: 'The mode that ran (hybrid falls back to keyword when semantic cannot run)' }),
       semantic_fallback: Nullable(Type.String({ description: `Why semantic ranking did not run for this ${name} search, if it did not` })),
       engine: Type.String({ description: 'builtin or redis-query-engine' }),

@@ -44,6 +44,8 @@ export interface SearchRequest {
 export interface ProductSearch extends SearchRequest {
   filters: ProductFilters;
   facets: ProductFacet[];
+  /** Facets are exact over at most this many matches, and sampled beyond (default FACET_EXACT_LIMIT, facets.ts). */
+  facetExactLimit?: number;
 }
 
 /** Who reads knowledge entries: the same rules as GET (ceiling, own personal entries, expiry). */
@@ -89,6 +91,8 @@ export interface SearchResult {
   /** Documents matched: every keyword match, plus the semantic candidates (at most the window). */
   total: number;
   facets: Partial<Record<ProductFacet, FacetCount[]>>;
+  /** False when the facets were counted over a sample of the matches (facets.ts); absent: exact. */
+  facetsExhaustive?: boolean;
 }
 
 export interface RelatedRequest {

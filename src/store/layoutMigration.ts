@@ -6,7 +6,8 @@ import { resultBytes } from './jobs.js';
 import { allEntryIds } from './knowledgeEntries.js';
 import { keys } from './keys.js';
 import { readHashes, type Store } from './redis.js';
-import { moveVectorsCall, renameFieldsCall } from './scriptCalls.js';
+import { moveVectorsCall, renameFieldsCall, replaceVectorsCall } from './scriptCalls.js';
+import { fromFloat32Bytes, toBytes } from './vectorBytes.js';
 
 /** Hashes per script call. */
 const BATCH = 200;
@@ -71,7 +72,31 @@ const vectorsApart: Step = async (redis, tenantId, { products }, hooks) => {
   return moved;
 };
 
-const STEPS: Step[] = [renameShortFields, countEmbeddingStatuses, jobResultsAsBytes, vectorsApart];
+/**
+ * Layout 5 → 6: vectors are stored as FLOAT16 (vectorBytes.ts), half the bytes in the hashes and
+ * in the Query Engine's vector indexes (which are made anew over them: schema.ts INDEX_VERSIONS).
+ * Each is replaced only where it is still the float32 value read, so an embedding stored meanwhile
+ * (already FLOAT16) stays.
+ */
+const vectorsAsFloat16: Step = async (redis, tenantId, { products, entries }) => {
+  const productPrefix = keys.product(tenantId, '');
+  const hashes = [...products.map((p) => keys.productVectors(tenantId, p.slice(productPrefix.length))), ...entries];
+  let replaced = 0;
+  for (let i = 0; i < hashes.length; i += BATCH) {
+    const batch = hashes.slice(i, i + BATCH);
+    const read = await Promise.all(batch.map((hash) => redis.hgetallBuffer(hash)));
+    const call = batch.map((hash, k) => ({
+      hash,
+      vectors: Object.entries(read[k])
+        .filter(([field, value]) => field.startsWith('v:') && value.length > 0)
+        .map(([field, value]) => ({ field, read: value, value: toBytes(fromFloat32Bytes(value)) })),
+    })).filter((h) => h.vectors.length > 0);
+    if (call.length > 0) replaced += await redis.replaceVectors(...replaceVectorsCall(call));
+  }
+  return replaced;
+};
+
+const STEPS: Step[] = [renameShortFields, countEmbeddingStatuses, jobResultsAsBytes, vectorsApart, vectorsAsFloat16];
 
 export interface MigrationHooks {
   /** Drops the tenant's search indexes of earlier layouts (search/index.ts). */

@@ -137,6 +137,8 @@ export interface ScriptCommands {
   projectProducts(...call: ScriptCall): Promise<number>;
   /** The number of products whose vectors moved. */
   moveVectors(...call: ScriptCall): Promise<number>;
+  /** The number of vectors replaced. */
+  replaceVectors(...call: ScriptCall): Promise<number>;
   /** The number of hashes changed. */
   renameFields(...call: ScriptCall): Promise<number>;
   /** The number of hashes written again. */

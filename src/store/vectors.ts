@@ -1,7 +1,7 @@
 // Vectors of products and knowledge entries: the texts to embed, the content-addressed cache,
 // and the guarded store.
 import { createHash } from 'node:crypto';
-import { fromBytes, toBytes } from './vectorBytes.js';
+import { float32Bytes, fromFloat32Bytes, toBytes } from './vectorBytes.js';
 import { rateBuckets } from './embeddingProgress.js';
 import { CHANGE_STREAM_MAXLEN, embeddingCacheKey, keys } from './keys.js';
 import type { ProductTextSources, StoredProduct } from './products.js';
@@ -60,15 +60,16 @@ export class VectorRepository {
     return { doc: JSON.parse(doc) as StoredProduct, sources: sources ? (JSON.parse(sources) as ProductTextSources) : {}, textHash };
   }
 
+  // The cache holds float32, as the model answered; the documents' vectors are stored as FLOAT16 (vectorBytes.ts).
   // The cache's keys spread over a cluster's slots, so one command per key: auto-pipelining sends
   // those of one node in one round trip (an MGET or a pipeline may not cross slots).
   async cached(model: string, texts: string[]): Promise<(Float32Array | null)[]> {
     const values = await Promise.all(texts.map((t) => this.redis.getBuffer(embeddingCacheKey(model, textKey(t)))));
-    return values.map((v) => (v ? fromBytes(v) : null));
+    return values.map((v) => (v ? fromFloat32Bytes(v) : null));
   }
 
   async cache(model: string, entries: { text: string; vector: Float32Array }[]): Promise<void> {
-    await Promise.all(entries.map(({ text, vector }) => this.redis.set(embeddingCacheKey(model, textKey(text)), toBytes(vector), 'EX', CACHE_TTL_SECONDS)));
+    await Promise.all(entries.map(({ text, vector }) => this.redis.set(embeddingCacheKey(model, textKey(text)), float32Bytes(vector), 'EX', CACHE_TTL_SECONDS)));
   }
 
   /** Stores the vectors if the document's texts are still those they were computed for. */

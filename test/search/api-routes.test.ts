@@ -25,12 +25,13 @@ describe('POST /api/knowledge/search/products', () => {
     s = await shop();
   });
 
-  test('the answer: hits with id, score, ranks and the product as GET shows it; total, facets, mode, fallback, engine, took_ms', async () => {
+  test('the answer: hits with id, score, ranks and the product as GET shows it; total, facets, facets_exhaustive, mode, fallback, engine, took_ms', async () => {
     const res = await searchHttp(s.t, SEARCH_PRODUCTS, { query: 'lantern', facets: ['brand', 'category', 'availability'] });
     assert.equal(res.status, 200, res.text);
     assert.match(String(res.headers['content-type']), /application\/json/);
-    assert.deepEqual(Object.keys(res.body).sort(), ANSWER_KEYS);
-    const { hits, total, facets, mode, semantic_fallback, engine, took_ms } = res.body;
+    assert.deepEqual(Object.keys(res.body).sort(), [...ANSWER_KEYS, 'facets_exhaustive'].sort());
+    const { hits, total, facets, facets_exhaustive, mode, semantic_fallback, engine, took_ms } = res.body;
+    assert.equal(facets_exhaustive, true, 'two matches: counted exactly');
     assert.deepEqual(keysOfIds(s, hits.map((h: any) => h.id)), ['lantern', 'tent']);
     assert.equal(total, 2);
     for (const [i, hit] of hits.entries()) {

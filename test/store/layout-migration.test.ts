@@ -1,11 +1,12 @@
 // The layout migration against a private redis-server: migrateLayout moves the short field names
 // of earlier builds to the names read now, counts the documents by embedding status, moves bulk
-// jobs' item results to bytes and products' vectors to hashes of their own, tenant by tenant; and
-// the renameFields script on its own.
+// jobs' item results to bytes, products' vectors to hashes of their own and every vector to
+// FLOAT16, tenant by tenant; and the renameFields script on its own.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { keys } from '../../src/store/keys.js';
-import { renameFieldsCall } from '../../src/store/scriptCalls.js';
+import { renameFieldsCall, replaceVectorsCall } from '../../src/store/scriptCalls.js';
+import { float32Bytes, fromBytes, toBytes } from '../../src/store/vectorBytes.js';
 import { LAYOUT_VERSION, migrateLayout } from '../../src/store/layoutMigration.js';
 import { keyspace, privateRedis } from './privateRedis.js';
 
@@ -79,7 +80,7 @@ describe('migrateLayout', () => {
     await redis.hset(keys.tenantSlugs, 'slug-v', 'tv');
     await redis.set(keys.storedLayout('tv'), '4');
     await redis.zadd(keys.products('tv'), 1, 'p1', 2, 'p2');
-    const vector = Buffer.from([0, 1, 2, 255]);
+    const vector = float32Bytes(Float32Array.from([0.6, -0.8]));
     await redis.hset(keys.product('tv', 'p1'), { doc: '{}', rev: '1', 'v:m:description': vector, 'v:m:anchor': vector });
     await redis.hset(keys.product('tv', 'p2'), { doc: '{}', rev: '1' });
     const dropped: string[] = [];
@@ -87,11 +88,42 @@ describe('migrateLayout', () => {
       dropped.push(tenantId);
       assert.equal(await redis.hexists(keys.product(tenantId, 'p1'), 'v:m:description'), 1, 'before the vectors move');
     };
-    assert.deepEqual(await migrateLayout(redis, { dropOldIndexes }), { tenants: 1, documents: 1 });
+    // One product's vectors moved, then its two vectors rewritten as FLOAT16 (layout 5 → 6).
+    assert.deepEqual(await migrateLayout(redis, { dropOldIndexes }), { tenants: 1, documents: 3 });
     assert.deepEqual(dropped, ['tv']);
     assert.deepEqual(await hash(keys.product('tv', 'p1')), { doc: '{}', rev: '1' });
-    assert.deepEqual(await redis.hgetallBuffer(keys.productVectors('tv', 'p1')), { 'v:m:description': vector, 'v:m:anchor': vector });
+    const half = toBytes(Float32Array.from([0.6, -0.8]));
+    assert.deepEqual(await redis.hgetallBuffer(keys.productVectors('tv', 'p1')), { 'v:m:description': half, 'v:m:anchor': half });
     assert.equal(await redis.exists(keys.productVectors('tv', 'p2')), 0, 'no vectors, no vector hash');
+  });
+
+  test('vectors are rewritten as FLOAT16: products\' vector hashes and entries, other fields left as they are', async () => {
+    await redis.hset(keys.tenantSlugs, 'slug-h', 'th');
+    await redis.set(keys.storedLayout('th'), '5');
+    await redis.zadd(keys.products('th'), 1, 'p1', 2, 'p2');
+    const vector = Float32Array.from([0.1, 0.2, -0.3, 0.9273]);
+    await redis.hset(keys.productVectors('th', 'p1'), { 'f:site': 's1', 'v:m:description': float32Bytes(vector), 'v:m:anchor': '' });
+    await redis.zadd(keys.entriesByCeiling('th', 'restricted'), 1, 'e1');
+    await redis.hset(keys.entry('th', 'e1'), { doc: '{}', rev: '1', 'v:m:content': float32Bytes(vector) });
+    assert.deepEqual(await migrateLayout(redis), { tenants: 1, documents: 2 });
+    const stored = await redis.hgetallBuffer(keys.productVectors('th', 'p1'));
+    assert.deepEqual(stored['v:m:description'], toBytes(vector));
+    assert.equal(stored['v:m:description'].length, 8, 'two bytes a dimension');
+    assert.deepEqual([...fromBytes(stored['v:m:description'])].map((x) => Math.round(x * 1000) / 1000), [0.1, 0.2, -0.3, 0.927]);
+    assert.equal(stored['f:site'].toString(), 's1');
+    assert.equal(stored['v:m:anchor'].length, 0, 'an empty vector stays empty');
+    assert.deepEqual((await redis.hgetallBuffer(keys.entry('th', 'e1')))['v:m:content'], toBytes(vector));
+    assert.equal(await redis.exists(keys.productVectors('th', 'p2')), 0, 'no vectors, no vector hash');
+  });
+
+  test('replaceVectors: writes a vector only where the hash still holds the value read', async () => {
+    const [read, newer] = [float32Bytes(Float32Array.from([1, 0])), toBytes(Float32Array.from([0, 1]))];
+    await redis.hset('rv:1', 'v:m:a', read, 'v:m:b', newer);
+    const converted = toBytes(Float32Array.from([1, 0]));
+    const replaced = await redis.replaceVectors(...replaceVectorsCall([{ hash: 'rv:1', vectors: [{ field: 'v:m:a', read, value: converted }, { field: 'v:m:b', read, value: converted }] }]));
+    assert.equal(replaced, 1);
+    assert.deepEqual(await redis.hgetallBuffer('rv:1'), { 'v:m:a': converted, 'v:m:b': newer });
+    await redis.del('rv:1');
   });
 
   test('is idempotent: a second run finds no tenant to migrate and writes nothing', async () => {

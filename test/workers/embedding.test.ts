@@ -10,7 +10,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import type { ProductInput } from '../../src/domain/products.js';
 import { embeddingTexts } from '../../src/domain/productTexts.js';
-import { fromBytes, toBytes } from '../../src/store/vectorBytes.js';
+import { float32Bytes, fromBytes, fromFloat32Bytes, toBytes } from '../../src/store/vectorBytes.js';
 import { HfEmbedder } from '../../src/embed/hf.js';
 import { LocalEmbedder } from '../../src/embed/local.js';
 import { embeddingCacheKey, keys } from '../../src/store/keys.js';
@@ -98,11 +98,12 @@ function vectorsOf(hash: Record<string, Buffer>): Record<string, Buffer> {
 const norm = (v: Float32Array) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0) / (norm(a) * norm(b));
 
-function assertUnitVector(bytes: Buffer, what: string): Float32Array {
-  assert.equal(bytes.length, DIM * 4, `${what}: 512 float32`);
-  const v = fromBytes(bytes);
+/** A stored vector (FLOAT16, two bytes a dimension) or, `cached`, one of the embedding cache (float32, exactly as the model gave it). */
+function assertUnitVector(bytes: Buffer, what: string, { cached = false } = {}): Float32Array {
+  assert.equal(bytes.length, DIM * (cached ? 4 : 2), `${what}: 512 ${cached ? 'float32' : 'float16'}`);
+  const v = cached ? fromFloat32Bytes(bytes) : fromBytes(bytes);
   assert.ok(v.every(Number.isFinite), `${what}: finite`);
-  assert.ok(Math.abs(norm(v) - 1) < 1e-4, `${what}: unit length, got ${norm(v)}`);
+  assert.ok(Math.abs(norm(v) - 1) < (cached ? 1e-4 : 2e-3), `${what}: unit length, got ${norm(v)}`);
   return v;
 }
 
@@ -218,7 +219,7 @@ describe('content-addressed cache', () => {
       assert.match(key, /^kcs:emb:use-lite-512-en:[0-9a-f]{64}$/);
       const cached = await redis.getBuffer(key);
       assert.ok(cached, `cache key for ${JSON.stringify(text)}`);
-      assertUnitVector(cached, 'cached vector');
+      assertUnitVector(cached, 'cached vector', { cached: true });
       assert.ok((await redis.ttl(key)) > 0, 'cache entries expire');
     }
 
@@ -238,7 +239,7 @@ describe('content-addressed cache', () => {
     // A unit vector the model would never produce for this text.
     const planted = new Float32Array(DIM);
     planted[7] = 1;
-    await redis.set(embeddingCacheKey(MODEL, textKey(texts.description)), toBytes(planted));
+    await redis.set(embeddingCacheKey(MODEL, textKey(texts.description)), float32Bytes(planted));
 
     const created = await upsert(body);
     await untilReady(created.body.id);

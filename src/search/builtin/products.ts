@@ -7,6 +7,7 @@ import { PRODUCT_FACETS } from '../../schemas/search.js';
 import {
   type FacetCount, type ProductFacet, type ProductFilters, type ProductSearch, type RelatedRequest, type SearchResult, type VariantStrategy,
 } from '../engine.js';
+import { FACET_EXACT_LIMIT, facetList, facetSample } from '../facets.js';
 import { DocTable, type DocInput } from './docTable.js';
 import type { TextField } from '../textIndex.js';
 import { NumberColumn } from './numberColumn.js';
@@ -136,7 +137,7 @@ export class ProductCollection {
       boost: s.query.trim() ? this.codeBoost(s.query.trim()) : undefined,
       createdMs: (doc) => this.table.meta[doc]!.createdMs,
     });
-    return { hits: found.hits, total: found.total, facets: this.facets(found.matched, s.facets) };
+    return { hits: found.hits, total: found.total, ...this.facets(found.matched, found.total, s.facets, s.facetExactLimit ?? FACET_EXACT_LIMIT) };
   }
 
   /** Products of the same site nearest to a product's similarity anchor, without itself and its own variants. */
@@ -204,24 +205,31 @@ export class ProductCollection {
     return boost.size > 0 ? boost : undefined;
   }
 
-  /** Value counts over the matched documents: each facet is a column of value numbers by document. */
-  private facets(lists: Iterable<number>[], wanted: ProductFacet[]): Partial<Record<ProductFacet, FacetCount[]>> {
-    const out: Partial<Record<ProductFacet, FacetCount[]>> = {};
-    for (const name of wanted) {
-      const column = this.facetColumns[name];
-      const counts = new Int32Array(column.names.length);
-      const codes = column.codes;
-      for (const docs of lists) {
-        for (const doc of docs) {
-          const code = codes[doc];
-          if (code >= 0) counts[code]++;
+  /**
+   * Value counts over the matched documents (each facet is a column of value numbers by document):
+   * over the first `limit` of them where more match (facets.ts).
+   */
+  private facets(lists: Iterable<number>[], total: number, wanted: ProductFacet[], limit: number): Pick<SearchResult, 'facets' | 'facetsExhaustive'> {
+    if (wanted.length === 0) return { facets: {} };
+    const columns = wanted.map((name) => this.facetColumns[name]);
+    const counts = columns.map((column) => new Int32Array(column.names.length));
+    let counted = 0;
+    counting: for (const docs of lists) {
+      for (const doc of docs) {
+        if (counted === limit) break counting;
+        counted++;
+        for (let f = 0; f < columns.length; f++) {
+          const code = columns[f].codes[doc];
+          if (code >= 0) counts[f][code]++;
         }
       }
-      const list: FacetCount[] = [];
-      counts.forEach((count, code) => count && list.push({ value: column.names[code], count }));
-      out[name] = list.sort((a, b) => b.count - a.count || a.value.localeCompare(b.value)).slice(0, FACET_VALUES);
     }
-    return out;
+    const sample = facetSample(Math.max(total, counted), counted);
+    const facets: Partial<Record<ProductFacet, FacetCount[]>> = {};
+    wanted.forEach((name, f) => {
+      facets[name] = facetList(columns[f].names.map((value, code) => [value, counts[f][code]]), sample);
+    });
+    return { facets, facetsExhaustive: sample.exhaustive };
   }
 }
 
@@ -255,5 +263,3 @@ class FacetColumn {
   }
 }
 
-/** Values listed per facet, most frequent first. */
-const FACET_VALUES = 50;

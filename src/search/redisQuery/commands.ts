@@ -1,11 +1,10 @@
 // The FT commands a search of one collection sends: FT.SEARCH and FT.AGGREGATE with their replies
-// parsed (replies.ts), FT.SPELLCHECK for the terms an index lacks, and document ids from keys. They
+// parsed (replies.ts), and document ids from keys. They
 // go to the master holding the tenant's documents; one that has moved there is not followed, so
 // that the engine checks the indexes there first (engine.ts).
-import { parseAggregateReply, parseSearchReply, parseSpellcheckReply, type ParsedReply } from './replies.js';
+import { parseAggregateReply, parseSearchReply, type ParsedReply } from './replies.js';
 import type { Args, IndexRouter } from './router.js';
 import type { Collection } from './schema.js';
-import { termClause } from './query.js';
 
 /** FT.SEARCH arguments after the query, and its DIALECT ('2' unless given). */
 export interface SearchArgs {
@@ -34,19 +33,16 @@ export class IndexCommands {
     return (await this.query(c, query, { args: ['NOCONTENT', 'LIMIT', '0', String(k)] })).rows.map((r) => this.idOf(c, r.key));
   }
 
-  /** Value counts of a field over a query's matches: the `top` most frequent (null: all). */
-  async aggregate(c: Collection, query: string, { field, top }: { field: string; top: number | null }): Promise<ParsedReply> {
+  /**
+   * Value counts of a field over a query's first `limit` matches (in the index's order): the
+   * `top` most frequent (null: all).
+   */
+  async aggregate(c: Collection, query: string, { field, top, limit }: { field: string; top: number | null; limit: number }): Promise<ParsedReply> {
     const which = top ? ['SORTBY', '4', '@count', 'DESC', `@${field}`, 'ASC', 'MAX', String(top)] : ['LIMIT', '0', '1000000'];
+    // A LIMIT ahead of GROUPBY ends the read of the matches there.
     return parseAggregateReply(
-      await this.send(c, ['FT.AGGREGATE', c.index, query, 'GROUPBY', '1', `@${field}`, 'REDUCE', 'COUNT', '0', 'AS', 'count', ...which, 'DIALECT', '2']),
+      await this.send(c, ['FT.AGGREGATE', c.index, query, 'LIMIT', '0', String(limit), 'GROUPBY', '1', `@${field}`, 'REDUCE', 'COUNT', '0', 'AS', 'count', ...which, 'DIALECT', '2']),
     );
-  }
-
-  /** The terms among `terms` that the index holds in no document. */
-  async missingTerms(c: Collection, terms: string[]): Promise<Set<string>> {
-    if (terms.length === 0) return new Set();
-    // A quoted term (query.ts termClause) is not checked: it counts as known.
-    return parseSpellcheckReply(await this.send(c, ['FT.SPELLCHECK', c.index, terms.map(termClause).join(' '), 'DIALECT', '2']));
   }
 
   idOf(c: Collection, key: string): string {

@@ -14,18 +14,21 @@ import { UnavailableError } from '../../store/unavailableError.js';
 import { analyzeQuery, type QueryAnalysis } from '../analysis.js';
 import {
   fuseRanks, windowOf,
-  type DocumentRef, type EngineProgress, type EntryAccess, type FacetCount, type Hit, type KnowledgeSearch,
+  type DocumentRef, type EngineProgress, type EntryAccess, type Hit, type KnowledgeSearch,
   type ProductFacet, type ProductSearch, type RelatedRequest, type SearchEngine, type SearchRequest, type SearchResult, type VariantStrategy,
 } from '../engine.js';
+import { FACET_EXACT_LIMIT, FACET_VALUES, facetSample } from '../facets.js';
 import { queryCodes } from '../productValues.js';
 import { IndexCommands } from './commands.js';
-import { KeywordSearch, type Keyword, type PlannedWords, type Ranked } from './keyword.js';
+import { FacetCounter, facetLists } from './facets.js';
+import { KeywordSearch, matchedBy, type Keyword, type KeywordQuery, type PlannedWords, type Ranked } from './keyword.js';
 import { ModelIndexes } from './modelIndexes.js';
 import { accessFilter, all, entryFilter, productFilterParts, tagAny, tagNone, variantFilter, type ProductFilterParts } from './query.js';
 import { IndexRouter } from './router.js';
 import type { ServingModels } from '../servingModels.js';
 import { F, PROJECTION_VERSION, type Collection, type IndexOptions } from './schema.js';
 import type { TenantIndexes } from './tenantIndexes.js';
+import { TermStatistics, type TermStatisticsOptions } from './termStatistics.js';
 import { EXACT_LIMIT, VectorSearch, type Nearest } from './vectorSearch.js';
 
 export interface RedisQueryEngineOptions {
@@ -38,6 +41,8 @@ export interface RedisQueryEngineOptions {
   project?: (tenantId: string) => Promise<void>;
   /** Filtered sets up to this size are scanned exactly (default EXACT_LIMIT). */
   exactLimit?: number;
+  /** How long the term counts that plan keyword queries are kept (termStatistics.ts). */
+  termStatistics?: TermStatisticsOptions;
 }
 
 /** How a search's semantic part runs: where, under which filters, among how many documents. */
@@ -55,12 +60,6 @@ interface SearchScope {
   semantic: SemanticScope | null;
 }
 
-/** The documents a facet counts: those `query` matches (null: none), and the `extra` ones by id. */
-interface FacetDocs {
-  query: string | null;
-  extra: string[];
-}
-
 /** The documents semantic ranking may consider: those in a language the embedding model serves. */
 const servedFilter = (s: SearchRequest) => tagAny(F.baseLanguage, s.semanticLanguages);
 const runsSemantic = (s: SearchRequest) => s.mode !== 'keyword' && s.vector !== null;
@@ -74,9 +73,6 @@ function productSemantic(vectors: Collection, products: Collection, parts: Produ
   return { c: vectors, filter, check: parts.volatile ? { c: products, filter: all(filter, parts.volatile) } : null };
 }
 
-const FACET_FIELD: Record<ProductFacet, string> = { brand: 'brand_v', category: 'category_v', availability: 'avail_v' };
-/** Values listed per facet, most frequent first (as the built-in engine). */
-const FACET_VALUES = 50;
 
 /** Scored above any BM25 score: a query that is a product's code puts that product first. */
 const CODE_SCORE = 1000;
@@ -88,7 +84,9 @@ export class RedisQueryEngine implements SearchEngine {
   private readonly indexes: ModelIndexes;
   private readonly projected = new Map<string, Promise<void>>();
   private readonly ft: IndexCommands;
+  private readonly stats: TermStatistics;
   private readonly keywords: KeywordSearch;
+  private readonly facetCounts: FacetCounter;
   private readonly vectors: VectorSearch;
 
   constructor(
@@ -99,7 +97,9 @@ export class RedisQueryEngine implements SearchEngine {
     const router = new IndexRouter(redis);
     this.indexes = new ModelIndexes(redis, router, log);
     this.ft = new IndexCommands(router);
-    this.keywords = new KeywordSearch(this.ft);
+    this.stats = new TermStatistics(this.ft, options.termStatistics);
+    this.keywords = new KeywordSearch(this.ft, this.stats);
+    this.facetCounts = new FacetCounter(this.ft);
     this.vectors = new VectorSearch(this.ft, options.exactLimit ?? EXACT_LIMIT);
   }
 
@@ -111,8 +111,10 @@ export class RedisQueryEngine implements SearchEngine {
     this.ready = true;
   }
 
-  /** Writes are indexed by the server as they are stored: nothing to do. */
-  async refresh(_tenantId: string, _changed: DocumentRef[]): Promise<void> {}
+  /** Writes are indexed by the server as they are stored; the term counts of the tenant are read again. */
+  async refresh(tenantId: string, _changed: DocumentRef[]): Promise<void> {
+    this.stats.forget(tenantId);
+  }
 
   async close(): Promise<void> {}
 
@@ -236,16 +238,26 @@ export class RedisQueryEngine implements SearchEngine {
 
   // ---- searching -------------------------------------------------------------------------------
 
-  /** Keyword, semantic or both fused (RRF), the same for products and entries. */
+  /**
+   * Keyword, semantic or both fused, the same for products and entries. The keyword query is
+   * planned from the counts kept here (termStatistics.ts), so its tiers, the code lookup, the
+   * vector search and the facets over its matches go to the server together.
+   */
   private async search(c: Collection, s: ProductSearch | KnowledgeSearch, scope: SearchScope): Promise<SearchResult> {
     const useKeyword = s.mode !== 'semantic' || !s.vector;
     const window = windowOf(s);
-    const [keywordFound, codes, semantic] = await Promise.all([
-      useKeyword ? this.keywords.search(c, { query: s.query, k: runsSemantic(s) ? window : s.offset + s.limit }, scope.planned, scope.filter) : null,
+    const query = useKeyword ? await this.keywords.query(c, s.query, scope.planned) : undefined;
+    const matched = query === undefined ? undefined : matchedUnder(query, scope.filter);
+    const limit = ('facetExactLimit' in s && s.facetExactLimit) || FACET_EXACT_LIMIT;
+    // Counts to be added to those of documents found apart (codes, semantic candidates) need every value.
+    const top = scope.semantic || scope.codes.length > 0 ? null : FACET_VALUES * 2;
+    const [keywordFound, codes, semantic, matchingCounts] = await Promise.all([
+      query !== undefined ? this.keywords.search(c, query, { k: runsSemantic(s) ? window : s.offset + s.limit, filter: scope.filter }) : null,
       useKeyword && scope.codes.length > 0 ? this.ft.ids(c, all(tagAny('codes', scope.codes), scope.filter), CODE_HITS) : [],
       scope.semantic
         ? this.vectors.nearest({ ...scope.semantic, vector: 'content', blob: s.vector!, k: window, floor: s.minSimilarity }).then((r) => aboveFloor(r, s.minSimilarity))
         : null,
+      scope.facets.length > 0 && matched ? this.facetCounts.matching(c, matched, scope.facets, { limit, top }) : null,
     ]);
     // Code matches outside the keyword query's matches still count (and are counted once).
     const codesOutside = keywordFound ? await this.notMatching(c, { keyword: keywordFound, filter: scope.filter }, codes.filter((id) => !keywordFound.ids.includes(id))) : [];
@@ -261,15 +273,17 @@ export class RedisQueryEngine implements SearchEngine {
       total = keyword.total + outside.length;
     } else if (semantic) {
       hits = semantic.ids.map((id, i) => ({ id, score: semantic.scores[i], ranks: { keyword: null, semantic: i + 1 } }));
+      extra = semantic.ids;
       total = semantic.ids.length;
     } else {
       hits = keyword!.ids.map((id, i) => ({ id, score: keyword!.scores[i], ranks: { keyword: i + 1, semantic: null } }));
       total = keyword!.total;
     }
     const page = hits.slice(s.offset, s.offset + s.limit);
-    if (scope.facets.length === 0 || total === 0) return { hits: page, total, facets: Object.fromEntries(scope.facets.map((f) => [f, []])) };
-    const matched = keyword ? (keyword.expr !== null ? all(keyword.expr, scope.filter) : keywordFound!.total > 0 ? scope.filter || '*' : null) : null;
-    return { hits: page, total, facets: await this.facets(c, { query: matched, extra: keyword ? extra : semantic!.ids }, scope.facets) };
+    if (scope.facets.length === 0) return { hits: page, total, facets: {} };
+    const sample = facetSample(keywordFound?.total ?? 0, Math.min(keywordFound?.total ?? 0, limit));
+    const others = extra.length > 0 ? await this.facetCounts.ofIds(c, extra, scope.facets) : null;
+    return { hits: page, total, facets: facetLists(scope.facets, matchingCounts, sample, others), facetsExhaustive: sample.exhaustive };
   }
 
   /** The query's words as the index reads them (none when only semantic ranking runs). */
@@ -296,35 +310,19 @@ export class RedisQueryEngine implements SearchEngine {
     return { hits, total: merged.length, facets: {} };
   }
 
-  /** Value counts of each facet over the documents `query` matches plus the `extra` ones. */
-  private async facets(c: Collection, { query, extra }: FacetDocs, wanted: ProductFacet[]): Promise<Partial<Record<ProductFacet, FacetCount[]>>> {
-    const queries = [query, extra.length > 0 ? tagAny(F.id, extra) : null].filter((q): q is string => q !== null);
-    // One query's counts are exact from its own most frequent values (the server sorts them; some
-    // more for ties, which are ordered here by locale); counts summed over two need every value.
-    const top = queries.length === 1 ? FACET_VALUES * 2 : null;
-    const lists = await Promise.all(
-      wanted.map(async (name) => {
-        const counts = new Map<string, number>();
-        const replies = await Promise.all(queries.map((q) => this.ft.aggregate(c, q, { field: FACET_FIELD[name], top })));
-        for (const reply of replies) {
-          for (const row of reply.rows) {
-            const value = row.fields.get(FACET_FIELD[name]);
-            if (value) counts.set(value, (counts.get(value) ?? 0) + Number(row.fields.get('count')));
-          }
-        }
-        const list = [...counts].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || a.value.localeCompare(b.value));
-        return [name, list.slice(0, FACET_VALUES)] as const;
-      }),
-    );
-    return Object.fromEntries(lists);
-  }
-
   // ---- helpers --------------------------------------------------------------------------------
 
   /** The hash fields of the anchor and content vectors of the engine's model (none without one). */
   private vectorFieldsOf(c: Collection): string[] {
     return c.vectorFields ? [c.vectorFields.anchor, c.vectorFields.content] : [];
   }
+}
+
+/** What a keyword query matches under the filter (browsing: every document it allows; null: nothing). */
+function matchedUnder(query: KeywordQuery | null, filter: string): string | null {
+  if (query === null) return filter || '*';
+  const words = matchedBy(query);
+  return words === null ? null : all(words, filter);
 }
 
 /** The nearest documents at or above a similarity floor (the list is best first). */

@@ -7,6 +7,7 @@ import { COVERAGE, LOOSE_WEIGHT, MINOR_WEIGHT } from '../coverage.js';
 import type { IndexCommands } from './commands.js';
 import { all, anyOf, termClause, wordExpression } from './query.js';
 import { COMPLETING_FIELDS, F, type Collection } from './schema.js';
+import type { TermStatistics } from './termStatistics.js';
 
 /** Ranked ids with their scores, best first. */
 export interface Ranked {
@@ -28,20 +29,34 @@ export interface PlannedWords {
   unknown: boolean[];
 }
 
+/** The query a keyword search runs: every word, and the words covering enough of the query (null: none cover it without every word). */
+export interface KeywordQuery {
+  /** null: the query has no words (punctuation only) and matches nothing. */
+  every: string | null;
+  covering: string | null;
+}
+
+/** What a keyword query matches in all: every word, or enough of them (null: nothing). */
+export const matchedBy = ({ every, covering }: KeywordQuery): string | null => (every === null ? null : covering === null ? every : `(${every} | ${covering})`);
+
 /** Queries of more words match all of them only (their subsets would multiply). */
 const MAX_PARTIAL_WORDS = 6;
 
 export class KeywordSearch {
-  constructor(private readonly ft: IndexCommands) {}
+  constructor(
+    private readonly ft: IndexCommands,
+    private readonly stats: TermStatistics,
+  ) {}
 
   /**
    * Joins adjacent words where the index holds the joined word ("regen jacke" → regenjacke), and
-   * marks the words it lacks (typo variants, when `typos`): one FT.SPELLCHECK for both.
+   * marks the words it lacks (typo variants, when `typos`), from the term counts kept here.
    */
   async plan(c: Collection, typed: QueryWord[], analysis: QueryAnalysis, typos: boolean): Promise<PlannedWords> {
     const joins = typed.slice(0, -1).map((w, i) => joinedWords(w, typed[i + 1], analysis));
-    const asked = [...(typos ? typed.filter((w) => w.fuzzy > 0).flatMap((w) => w.terms) : []), ...joins.flatMap((j) => j.terms)];
-    const missing = await this.ft.missingTerms(c, [...new Set(asked)]);
+    const asked = [...new Set([...(typos ? typed.filter((w) => w.fuzzy > 0).flatMap((w) => w.terms) : []), ...joins.flatMap((j) => j.terms)])];
+    const counts = await this.stats.matching(c, asked.map(termClause));
+    const missing = new Set(asked.filter((_, i) => counts[i] === 0));
     const words: QueryWord[] = [];
     const unknown: boolean[] = [];
     for (let i = 0; i < typed.length; i++) {
@@ -58,29 +73,40 @@ export class KeywordSearch {
     return { words, unknown };
   }
 
-  /** Keyword hits: every word, then the documents covering enough of the query; without a query, the newest. */
-  async search(c: Collection, { query, k }: { query: string; k: number }, { words, unknown }: PlannedWords, filter: string): Promise<Keyword> {
-    if (!query.trim()) return this.newest(c, filter, k);
+  /**
+   * The query of a keyword search: every word, and the sets of words that cover enough of the
+   * query (null: browsing; `every` null: a query without words, which matches nothing).
+   */
+  async query(c: Collection, query: string, { words, unknown }: PlannedWords): Promise<KeywordQuery | null> {
+    if (!query.trim()) return null;
     // Punctuation only: no word to match (as the built-in engine).
-    if (words.length === 0) return { ids: [], scores: [], full: 0, total: 0, expr: null };
+    if (words.length === 0) return { every: null, covering: null };
     const expressions = words.map((w, i) => wordExpression(w, unknown[i], COMPLETING_FIELDS[c.kind]));
     const every = `(${expressions.join(' ')})`;
+    const covering = words.length < 2 || words.length > MAX_PARTIAL_WORDS ? null : await this.covering(c, words, expressions);
+    return { every, covering };
+  }
+
+  /** Keyword hits of the query: every word, then the documents covering enough of it; browsing: the newest. */
+  async search(c: Collection, q: KeywordQuery | null, { k, filter }: { k: number; filter: string }): Promise<Keyword> {
+    if (q === null) return this.newest(c, filter, k);
+    const { every, covering } = q;
+    if (every === null) return { ids: [], scores: [], full: 0, total: 0, expr: null };
     const run = async (expr: string): Promise<Keyword> => {
       const found = await this.ft.query(c, all(expr, filter), { args: ['NOCONTENT', 'WITHSCORES', 'SCORER', 'BM25', 'LIMIT', '0', String(k)] });
       const ids = found.rows.map((r) => this.ft.idOf(c, r.key));
       return { ids, scores: found.rows.map((r) => r.score ?? 0), full: ids.length, total: found.total, expr };
     };
-    if (words.length < 2 || words.length > MAX_PARTIAL_WORDS) return run(every);
-    const [full, covering] = await Promise.all([run(every), this.covering(c, words, expressions)]);
-    if (covering === null) return full;
-    const partial = await run(`${covering} -${every}`);
+    if (covering === null) return run(every);
+    // Both tiers at once.
+    const [full, partial] = await Promise.all([run(every), run(`${covering} -${every}`)]);
     const room = Math.max(0, k - full.ids.length);
     return {
       ids: [...full.ids, ...partial.ids.slice(0, room)],
       scores: [...full.scores, ...partial.scores.slice(0, room)],
       full: full.ids.length,
       total: full.total + partial.total,
-      expr: `(${every} | ${covering})`,
+      expr: matchedBy(q),
     };
   }
 
@@ -89,14 +115,14 @@ export class KeywordSearch {
    * smallest sets of words that do, OR-ed (null: none does). A word's weight is the idf of its
    * rarest exact term over the collection (of its whole expression, loosely, when only its typo
    * variants or completions match), less for a refining word; a word no document holds weighs as
-   * the rarest word the query has. As the built-in engine weighs them (textMatch.ts).
+   * the rarest word the query has. As the built-in engine weighs them (textMatch.ts), from the
+   * counts kept here (termStatistics.ts).
    */
   private async covering(c: Collection, words: QueryWord[], expressions: string[]): Promise<string | null> {
-    const termCounts = (w: QueryWord) => Promise.all(w.terms.map((t) => this.ft.count(c, termClause(t))));
-    const [documents, exact, counts] = await Promise.all([
-      this.ft.count(c, '*'),
-      Promise.all(words.map(termCounts)),
-      Promise.all(expressions.map((e) => this.ft.count(c, e))),
+    const [[documents], exact, counts] = await Promise.all([
+      this.stats.matching(c, ['*']),
+      Promise.all(words.map((w) => this.stats.matching(c, w.terms.map(termClause)))),
+      this.stats.matching(c, expressions),
     ]);
     const idf = (df: number) => Math.log(1 + (documents - df + 0.5) / (df + 0.5));
     let rarest = 0;

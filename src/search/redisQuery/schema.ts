@@ -12,9 +12,14 @@ import type { IndexRouter } from './router.js';
 
 /** Version of the search layout: each tenant's marker once its documents all follow it (keys.searchProjection). */
 export const PROJECTION_VERSION = '3';
-/** Versions of each collection's fields: part of its index names, and stored with each document (f:v). */
+/** Versions of each collection's fields, stored with each document (f:v). */
 export const PRODUCT_FIELDS_VERSION = '3';
 export const ENTRY_FIELDS_VERSION = '2';
+/**
+ * Versions of each collection's index, part of its name: a new one is created beside the old
+ * (which is dropped) when the fields or their encoding change (4, 3: vectors as FLOAT16).
+ */
+export const INDEX_VERSIONS = { products: '3', 'product-vectors': '4', entries: '3' } as const;
 
 /** Separator of multi-value TAG fields (values holding it have it replaced). */
 export const TAG_SEP = ';';
@@ -58,16 +63,17 @@ export interface IndexOptions {
 
 const modelPart = (options: IndexOptions) => (options.modelId ? options.modelId.replace(/[^\w.-]/g, '_') : 'none');
 
-/** Per kind: the key of a hash, the index name and version, the vector that stands for the content (none: no vectors). */
+/** Per kind: the key of a hash, the index name, the vector that stands for the content (none: no vectors). */
 const KINDS = {
-  product: { key: keys.productSearch, name: 'products', version: PRODUCT_FIELDS_VERSION, content: null, indexedField: 'f:id' },
-  productVectors: { key: keys.productVectors, name: 'product-vectors', version: PRODUCT_FIELDS_VERSION, content: 'description', indexedField: 'f:id' },
-  entry: { key: keys.entry, name: 'entries', version: ENTRY_FIELDS_VERSION, content: 'content', indexedField: 'rev' },
+  product: { key: keys.productSearch, name: 'products', content: null, indexedField: 'f:id' },
+  productVectors: { key: keys.productVectors, name: 'product-vectors', content: 'description', indexedField: 'f:id' },
+  entry: { key: keys.entry, name: 'entries', content: 'content', indexedField: 'rev' },
 } as const;
 
 /** The collection of a tenant's products, product vectors or entries under the index options. */
 export function collectionOf(kind: CollectionKind, tenantId: string, options: IndexOptions): Collection {
-  const { key, name, version, content, indexedField } = KINDS[kind];
+  const { key, name, content, indexedField } = KINDS[kind];
+  const version = INDEX_VERSIONS[name];
   // The products index holds no vectors: every model searches the same one.
   const model = content ? options : { modelId: null, dimension: null };
   const indexName = `${name}:v${version}:${modelPart(model)}`;
@@ -97,7 +103,8 @@ const numeric = (name: string, ...extra: string[]) => [`f:${name}`, 'AS', name, 
 
 function vectors(c: Collection, options: IndexOptions): string[] {
   if (!c.vectorFields || !options.dimension) return [];
-  const hnsw = (field: string, alias: string) => [field, 'AS', alias, 'VECTOR', 'HNSW', '6', 'TYPE', 'FLOAT32', 'DIM', String(options.dimension), 'DISTANCE_METRIC', 'COSINE'];
+  // FLOAT16: the blobs as stored (store/vectorBytes.ts).
+  const hnsw = (field: string, alias: string) => [field, 'AS', alias, 'VECTOR', 'HNSW', '6', 'TYPE', 'FLOAT16', 'DIM', String(options.dimension), 'DISTANCE_METRIC', 'COSINE'];
   return [...hnsw(c.vectorFields.content, F.content), ...hnsw(c.vectorFields.anchor, F.anchorVector)];
 }
 
@@ -166,7 +173,7 @@ export async function hasQueryEngine(router: IndexRouter): Promise<boolean> {
 export async function dropOtherModelIndexes(router: IndexRouter, tenantId: string, kept: string[] | null): Promise<string[]> {
   const prefix = keys.searchIndex(tenantId, '');
   const keep = kept && new Set(['none', ...kept.map((modelId) => modelPart({ modelId, dimension: null }))]);
-  const current: Record<string, string> = { products: PRODUCT_FIELDS_VERSION, 'product-vectors': PRODUCT_FIELDS_VERSION, entries: ENTRY_FIELDS_VERSION };
+  const current: Record<string, string> = INDEX_VERSIONS;
   const stale = ((await router.call(tenantId, ['FT._LIST'])) as string[]).filter((name) => {
     const match = name.startsWith(prefix) ? /^(products|product-vectors|entries):v(\w+):(.+)$/.exec(name.slice(prefix.length)) : null;
     if (!match) return false;

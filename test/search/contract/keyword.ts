@@ -202,6 +202,31 @@ export function keywordCases(): void {
       const filtered = await products(A, { query: 'fleece', facets: ['availability'], filters: { brand: ['acme'] } });
       assert.deepEqual(byValue(filtered.facets.availability), [{ value: 'InStock', count: 2 }, { value: 'OutOfStock', count: 1 }]);
     });
+
+    test('exact up to the bound; beyond it counted over a sample, scaled to every match, and said so', async () => {
+      const search = { filters: { siteId: A.cat.sites.en }, facets: ['brand', 'category'] as ('brand' | 'category')[], limit: 1 };
+      const exact = await products(A, { ...search, facetExactLimit: EN_KEYS.length });
+      assert.equal(exact.facetsExhaustive ?? true, true);
+      assert.deepEqual(byValue(exact.facets.brand), [{ value: 'Acme', count: 6 }, { value: 'Bolt', count: 2 }, { value: 'Lumo', count: 2 }]);
+      const sampled = await products(A, { ...search, facetExactLimit: 4 });
+      assert.equal(sampled.facetsExhaustive, false);
+      assert.equal(sampled.total, EN_KEYS.length, 'the total stays exact');
+      for (const name of ['brand', 'category'] as const) {
+        const list = sampled.facets[name] ?? [];
+        assert.ok(list.length > 0 && list.length <= exact.facets[name]!.length, `${name}: values of the sample`);
+        const known = new Set(exact.facets[name]!.map((f) => f.value));
+        for (const { value, count } of list) {
+          assert.ok(known.has(value), `${name}: ${value} is a value of the matches`);
+          assert.ok(count >= 1 && count <= EN_KEYS.length, `${name}: ${value} scaled to the matches (${count})`);
+        }
+        assertCountsDescend(list);
+      }
+      // Four of the matches, scaled by matches ÷ 4: the counts add up to about every match.
+      const sum = (sampled.facets.brand ?? []).reduce((n, f) => n + f.count, 0);
+      assert.ok(Math.abs(sum - EN_KEYS.length) <= 3, `brand counts sum to about ${EN_KEYS.length} (${sum})`);
+      const query = await products(A, { query: 'fleece', facets: ['brand'], facetExactLimit: 1 });
+      assert.equal(query.facetsExhaustive, false, 'a query with more matches than the bound');
+    });
   });
 
   describe('variant strategy', () => {
