@@ -76,24 +76,31 @@ const vectorsApart: Step = async (redis, tenantId, { products }, hooks) => {
  * Layout 5 → 6: vectors are stored as FLOAT16 (vectorBytes.ts), half the bytes in the hashes and
  * in the Query Engine's vector indexes (which are made anew over them: schema.ts INDEX_VERSIONS).
  * Each is replaced only where it is still the float32 value read, so an embedding stored meanwhile
- * (already FLOAT16) stays.
+ * (already FLOAT16) stays. A product's vector hash without vectors goes: from this layout on, its
+ * first vectors make it (store/lua/storeVectors-7.lua).
  */
 const vectorsAsFloat16: Step = async (redis, tenantId, { products, entries }) => {
   const productPrefix = keys.product(tenantId, '');
-  const hashes = [...products.map((p) => keys.productVectors(tenantId, p.slice(productPrefix.length))), ...entries];
-  let replaced = 0;
+  const hashes = [
+    ...products.map((p) => ({ hash: keys.productVectors(tenantId, p.slice(productPrefix.length)), dropEmpty: true })),
+    ...entries.map((hash) => ({ hash, dropEmpty: false })),
+  ];
+  let changed = 0;
   for (let i = 0; i < hashes.length; i += BATCH) {
     const batch = hashes.slice(i, i + BATCH);
-    const read = await Promise.all(batch.map((hash) => redis.hgetallBuffer(hash)));
-    const call = batch.map((hash, k) => ({
-      hash,
-      vectors: Object.entries(read[k])
-        .filter(([field, value]) => field.startsWith('v:') && value.length > 0)
-        .map(([field, value]) => ({ field, read: value, value: toBytes(fromFloat32Bytes(value)) })),
-    })).filter((h) => h.vectors.length > 0);
-    if (call.length > 0) replaced += await redis.replaceVectors(...replaceVectorsCall(call));
+    const read = await Promise.all(batch.map(({ hash }) => redis.hgetallBuffer(hash)));
+    const call = batch
+      .map(({ hash, dropEmpty }, k) => ({
+        hash,
+        dropEmpty: dropEmpty && Object.keys(read[k]).length > 0,
+        vectors: Object.entries(read[k])
+          .filter(([field, value]) => field.startsWith('v:') && value.length > 0)
+          .map(([field, value]) => ({ field, read: value, value: toBytes(fromFloat32Bytes(value)) })),
+      }))
+      .filter((h) => h.vectors.length > 0 || h.dropEmpty);
+    if (call.length > 0) changed += await redis.replaceVectors(...replaceVectorsCall(call));
   }
-  return replaced;
+  return changed;
 };
 
 const STEPS: Step[] = [renameShortFields, countEmbeddingStatuses, jobResultsAsBytes, vectorsApart, vectorsAsFloat16];

@@ -211,9 +211,9 @@ export const reindexDocumentsCall = (hashes: Key[], field: string): ScriptCall =
 /** Pairs of a product hash and its vector hash. */
 export const moveVectorsCall = (pairs: { product: Key; vectors: Key }[]): ScriptCall => call(pairs.flatMap((p) => [p.product, p.vectors]), []);
 
-/** Per hash, its vectors: the field, the value read, the value to write where it is still the one read. */
-export const replaceVectorsCall = (hashes: { hash: Key; vectors: { field: string; read: Buffer; value: Buffer }[] }[]): ScriptCall =>
-  call(hashes.map((h) => h.hash), hashes.flatMap((h) => [h.vectors.length, ...h.vectors.flatMap((v) => [v.field, v.read, v.value])]));
+/** Per hash, its vectors: the field, the value read, the value to write where it is still the one read; `dropEmpty`: the hash goes if it holds none. */
+export const replaceVectorsCall = (hashes: { hash: Key; dropEmpty: boolean; vectors: { field: string; read: Buffer; value: Buffer }[] }[]): ScriptCall =>
+  call(hashes.map((h) => h.hash), hashes.flatMap((h) => [h.dropEmpty ? '1' : '0', h.vectors.length, ...h.vectors.flatMap((v) => [v.field, v.read, v.value])]));
 
 export const renameFieldsCall = (hashes: Key[], renames: readonly (readonly [from: string, to: string])[]): ScriptCall =>
   call(hashes, renames.flat());

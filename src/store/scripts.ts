@@ -33,7 +33,7 @@ export enum GrantResult {
   ClientGone = -2,
 }
 
-/** storeVectors-5, markEmbeddingFailed-2. */
+/** storeVectors-7, markEmbeddingFailed-2. */
 export enum VectorsResult {
   Stored = 1,
   /** The texts changed since (or the document is gone): newer vectors are on their way. */
@@ -118,7 +118,7 @@ export interface ScriptCommands {
       maxlen: number, audited: Flag, ...event: AuditArgs]
   ): Promise<WriteResult.Done | WriteResult.Missing>;
   storeVectors(
-    ...call: [doc: Key, changes: Key, embeddingCounts: Key, embeddingRate: Key, tenantModel: Key, vectors: Key, textHash: string, model: string, kind: 'product' | 'entry',
+    ...call: [doc: Key, changes: Key, embeddingCounts: Key, embeddingRate: Key, tenantModel: Key, vectors: Key, search: Key, textHash: string, model: string, kind: 'product' | 'entry',
       id: string, maxlen: number, rateBucket: number, expiredBucket: number, ...fieldValues: (string | Buffer)[]]
   ): Promise<VectorsResult>;
   markEmbeddingFailed(doc: Key, embeddingCounts: Key, textHash: string, kind: 'product' | 'entry'): Promise<VectorsResult>;
@@ -137,7 +137,7 @@ export interface ScriptCommands {
   projectProducts(...call: ScriptCall): Promise<number>;
   /** The number of products whose vectors moved. */
   moveVectors(...call: ScriptCall): Promise<number>;
-  /** The number of vectors replaced. */
+  /** The number of vectors replaced and of hashes dropped. */
   replaceVectors(...call: ScriptCall): Promise<number>;
   /** The number of hashes changed. */
   renameFields(...call: ScriptCall): Promise<number>;

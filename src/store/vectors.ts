@@ -21,6 +21,10 @@ const docKey = (tenantId: string, target: VectorTarget) =>
 export const vectorsKey = (tenantId: string, target: VectorTarget): string =>
   target.kind === 'entry' ? keys.entry(tenantId, target.id) : keys.productVectors(tenantId, target.id);
 
+/** Where a product's vector search filters come from on its first vectors (its search hash); an entry's hash holds them itself. */
+const searchKey = (tenantId: string, target: VectorTarget): string =>
+  target.kind === 'entry' ? keys.entry(tenantId, target.id) : keys.productSearch(tenantId, target.id);
+
 /**
  * The hash field of one vector of a document (in the hash vectorsKey names): named by model, so that vectors of another model
  * (before a change of model is re-embedded) never stand in for this one's, and an index over the
@@ -78,7 +82,7 @@ export class VectorRepository {
     const { current, expired } = rateBuckets(Date.now());
     const stored = await this.redis.storeVectors(
       docKey(tenantId, target), keys.changes(tenantId), keys.embeddingCounts(tenantId), keys.embeddingRate(tenantId),
-      keys.embeddingModel(tenantId), vectorsKey(tenantId, target), textHash, model, target.kind, target.id, CHANGE_STREAM_MAXLEN, current, expired, ...pairs,
+      keys.embeddingModel(tenantId), vectorsKey(tenantId, target), searchKey(tenantId, target), textHash, model, target.kind, target.id, CHANGE_STREAM_MAXLEN, current, expired, ...pairs,
     );
     return stored === VectorsResult.Stored;
   }

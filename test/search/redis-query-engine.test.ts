@@ -219,7 +219,10 @@ if (!available) {
     test('reads the tenant\'s own documents, written again, and owes nothing after; a read left owed by a process that died is taken up by the next', async () => {
       const tenantId = (await domain.services.tenants.create(uniqueSlug('rq'), 'rqe')).id;
       await writeCatalogue(domain, tenantId);
-      const stored = await redis.zcard(keys.products(tenantId));
+      // The products with vectors: a product's vector hash is made by its first vectors.
+      const productIds = await redis.zrange(keys.products(tenantId), '0', '-1');
+      const stored = (await Promise.all(productIds.map((id) => redis.exists(keys.productVectors(tenantId, id))))).filter(Boolean).length;
+      assert.ok(stored > 0 && stored < productIds.length, 'some products have vectors, some not yet');
       // Another model: indexes the tenant does not have yet.
       const options = { modelId: `read-test-${tenantId.slice(0, 8)}`, dimension: DIM };
       const c = collectionOf('productVectors', tenantId, options);

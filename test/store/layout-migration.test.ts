@@ -97,15 +97,21 @@ describe('migrateLayout', () => {
     assert.equal(await redis.exists(keys.productVectors('tv', 'p2')), 0, 'no vectors, no vector hash');
   });
 
-  test('vectors are rewritten as FLOAT16: products\' vector hashes and entries, other fields left as they are', async () => {
+  test('vectors are rewritten as FLOAT16: products\' vector hashes and entries, other fields left as they are; empty vector hashes go', async () => {
     await redis.hset(keys.tenantSlugs, 'slug-h', 'th');
     await redis.set(keys.storedLayout('th'), '5');
-    await redis.zadd(keys.products('th'), 1, 'p1', 2, 'p2');
+    await redis.zadd(keys.products('th'), 1, 'p1', 2, 'p2', 3, 'p3');
     const vector = Float32Array.from([0.1, 0.2, -0.3, 0.9273]);
     await redis.hset(keys.productVectors('th', 'p1'), { 'f:site': 's1', 'v:m:description': float32Bytes(vector), 'v:m:anchor': '' });
-    await redis.zadd(keys.entriesByCeiling('th', 'restricted'), 1, 'e1');
+    // p3: a vector hash holding the filter fields and no vector (an earlier layout made it with the product).
+    await redis.hset(keys.productVectors('th', 'p3'), { 'f:site': 's1', _d: 'x', 'v:m:anchor': '' });
+    await redis.zadd(keys.entriesByCeiling('th', 'restricted'), 1, 'e1', 2, 'e2');
     await redis.hset(keys.entry('th', 'e1'), { doc: '{}', rev: '1', 'v:m:content': float32Bytes(vector) });
-    assert.deepEqual(await migrateLayout(redis), { tenants: 1, documents: 2 });
+    await redis.hset(keys.entry('th', 'e2'), { doc: '{}', rev: '1' });
+    // Two vectors rewritten, one empty vector hash dropped.
+    assert.deepEqual(await migrateLayout(redis), { tenants: 1, documents: 3 });
+    assert.equal(await redis.exists(keys.productVectors('th', 'p3')), 0, 'a vector hash without vectors goes');
+    assert.deepEqual(await hash(keys.entry('th', 'e2')), { doc: '{}', rev: '1' }, 'an entry without vectors stays as it is');
     const stored = await redis.hgetallBuffer(keys.productVectors('th', 'p1'));
     assert.deepEqual(stored['v:m:description'], toBytes(vector));
     assert.equal(stored['v:m:description'].length, 8, 'two bytes a dimension');
@@ -120,7 +126,7 @@ describe('migrateLayout', () => {
     const [read, newer] = [float32Bytes(Float32Array.from([1, 0])), toBytes(Float32Array.from([0, 1]))];
     await redis.hset('rv:1', 'v:m:a', read, 'v:m:b', newer);
     const converted = toBytes(Float32Array.from([1, 0]));
-    const replaced = await redis.replaceVectors(...replaceVectorsCall([{ hash: 'rv:1', vectors: [{ field: 'v:m:a', read, value: converted }, { field: 'v:m:b', read, value: converted }] }]));
+    const replaced = await redis.replaceVectors(...replaceVectorsCall([{ hash: 'rv:1', dropEmpty: true, vectors: [{ field: 'v:m:a', read, value: converted }, { field: 'v:m:b', read, value: converted }] }]));
     assert.equal(replaced, 1);
     assert.deepEqual(await redis.hgetallBuffer('rv:1'), { 'v:m:a': converted, 'v:m:b': newer });
     await redis.del('rv:1');

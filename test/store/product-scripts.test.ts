@@ -99,8 +99,10 @@ describe('writeProducts', () => {
       doc: JSON.stringify({ id: 'p1', external_id: 'ext-1' }), rev: '1', parent_external_id: 'parent-1', embedding_status: 'pending',
       text_hash: 'h1', text_sources: '{"description":"d"}',
     });
-    assert.deepEqual(await redis.hgetall(keys.productSearch(T, 'p1')), { _d: fieldsDigest(['f:title', 'Shoe', 'f:none', '']), 'f:title': 'Shoe' }, 'the search fields in a hash of their own');
-    assert.deepEqual(await redis.hgetall(keys.productVectors(T, 'p1')), { _d: fieldsDigest(['f:site', 's']), 'f:site': 's' }, 'the vector search\'s filter fields beside the vectors');
+    assert.deepEqual(await redis.hgetall(keys.productSearch(T, 'p1')), {
+      _d: fieldsDigest(['f:title', 'Shoe', 'f:none', '']), _vd: fieldsDigest(['f:site', 's']), 'f:title': 'Shoe',
+    }, 'the search fields in a hash of their own, with the digest of the vector search\'s filter fields');
+    assert.equal(await redis.exists(keys.productVectors(T, 'p1')), 0, 'no vector hash before the first vectors');
     const sets = [keys.products(T), keys.siteProducts(T, S), keys.productsByLanguage(T, 'en'), keys.productsByCategory(T, 'shoes')];
     assert.deepEqual(await indexed('p1', ...sets), sets.map(() => String(CREATED)));
     assert.equal(await redis.hget(keys.siteExternalIds(T, S), 'ext-1'), 'p1');
@@ -109,6 +111,14 @@ describe('writeProducts', () => {
     assert.equal(await redis.hget(keys.productsItemDigests(T), 'p1'), 'dig-1');
     assert.deepEqual(await newest(redis, keys.changes(T)), { op: 'upsert', kind: 'product', ids: 'p1', revs: '1' });
     assert.equal((await newest(redis, keys.auditOf(T, 'p1')))?.version, '1');
+  });
+
+  test('a product with vectors: its writes keep the vector search\'s filter fields beside them', async () => {
+    assert.deepEqual(await write([{ id: 'pv', externalId: 'ext-pv', projection: { search: ['f:title', 'Lamp'], vectors: ['f:site', 's'] } }]), [ProductWriteResult.Written, 1]);
+    assert.equal(await redis.exists(keys.productVectors(T, 'pv')), 0);
+    await redis.hset(keys.productVectors(T, 'pv'), 'v:m:description', 'bytes');
+    await write([{ id: 'pv', expectedRev: '1', externalId: 'ext-pv', previousExternalId: 'ext-pv', projection: { search: ['f:title', 'Lamp'], vectors: ['f:site', 's2'] } }]);
+    assert.deepEqual(await redis.hgetall(keys.productVectors(T, 'pv')), { _d: fieldsDigest(['f:site', 's2']), 'f:site': 's2', 'v:m:description': 'bytes' });
   });
 
   test('Written on update: indexes moved, an empty projection value removes the field, unchanged texts stay, no digest clears it', async () => {

@@ -1,12 +1,14 @@
 // The Lua scripts on their own, against a private redis-server: each return code of each script
 // (store/scripts.ts), and that a refused write leaves nothing behind.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { auditArgs, auditKeys, type AuditActor } from '../../src/store/audit.js';
 import { keys } from '../../src/store/keys.js';
 import { dropStaleVectorsCall } from '../../src/store/scriptCalls.js';
 import { GrantResult, VectorsResult, WriteResult } from '../../src/store/scripts.js';
 import { toBytes } from '../../src/store/vectorBytes.js';
+import { VECTOR_FILTER_FIELDS } from '../../src/search/redisQuery/schema.js';
 import { privateRedis } from './privateRedis.js';
 
 const T = 'tenant-1';
@@ -137,7 +139,7 @@ test('storeVectors: Stale when the texts changed since they were read, Stored fo
   await redis.hset(keys.embeddingCounts(T), 'product:pending', 1);
   const vector = toBytes(Float32Array.from([0.6, 0.8]));
   const store = (textHash: string) =>
-    redis.storeVectors(product, keys.changes(T), keys.embeddingCounts(T), keys.embeddingRate(T), keys.embeddingModel(T), keys.productVectors(T, 'p1'), textHash, 'm', 'product', 'p1', MAXLEN, 1000, 970, 'v:m:description', vector);
+    redis.storeVectors(product, keys.changes(T), keys.embeddingCounts(T), keys.embeddingRate(T), keys.embeddingModel(T), keys.productVectors(T, 'p1'), keys.productSearch(T, 'p1'), textHash, 'm', 'product', 'p1', MAXLEN, 1000, 970, 'v:m:description', vector);
   assert.equal(await store('old'), VectorsResult.Stale);
   assert.equal(await redis.exists(keys.productVectors(T, 'p1')), 0);
   assert.equal(await store('current'), VectorsResult.Stored);
@@ -146,6 +148,28 @@ test('storeVectors: Stale when the texts changed since they were read, Stored fo
   assert.equal(await redis.hget(product, 'embedding_status'), 'ready');
   assert.deepEqual(await redis.hgetall(keys.embeddingCounts(T)), { 'product:pending': '0', 'product:ready': '1' });
   assert.deepEqual(await redis.hgetall(keys.embeddingRate(T)), { 1000: '1' });
+});
+
+test('storeVectors: a product\'s first vectors make its vector hash with the filter fields of its search hash and their digest; later ones leave them', async () => {
+  const [product, search, vectors] = [keys.product(T, 'p2'), keys.productSearch(T, 'p2'), keys.productVectors(T, 'p2')];
+  await redis.hset(product, 'text_hash', 'h', 'rev', '1', 'embedding_status', 'pending');
+  await redis.hset(search, { _d: 'sd', _vd: 'vd', 'f:id': 'p2', 'f:site': 's1', 'f:lang': 'de', 'f:price': '9.90', 'f:title': 'lampe', 'f:parent': '0' });
+  const store = (vector: Buffer) =>
+    redis.storeVectors(product, keys.changes(T), keys.embeddingCounts(T), keys.embeddingRate(T), keys.embeddingModel(T), vectors, search, 'h', 'm', 'product', 'p2', MAXLEN, 1000, 970, 'v:m:description', vector);
+  const first = toBytes(Float32Array.from([1, 0]));
+  assert.equal(await store(first), VectorsResult.Stored);
+  assert.deepEqual(await redis.hgetall(vectors), { _d: 'vd', 'f:id': 'p2', 'f:site': 's1', 'f:lang': 'de', 'f:parent': '0', 'v:m:description': first.toString() });
+  await redis.hset(search, 'f:site', 's2');
+  const second = toBytes(Float32Array.from([0, 1]));
+  assert.equal(await store(second), VectorsResult.Stored);
+  assert.equal(await redis.hget(vectors, 'f:site'), 's1', 'the product writes keep them from the first vectors on');
+  assert.deepEqual(await redis.hgetBuffer(vectors, 'v:m:description'), second);
+});
+
+test('the vector filter fields the scripts copy are those of the Query Engine\'s vector index', () => {
+  const lib = readFileSync(new URL('../../src/store/lua/lib/searchFields.lua', import.meta.url), 'utf8');
+  const listed = /local VECTOR_FILTER_FIELDS = \{([^}]*)\}/.exec(lib)?.[1].match(/'([^']+)'/g)?.map((f) => f.slice(1, -1));
+  assert.deepEqual(listed, VECTOR_FILTER_FIELDS.map((f) => `f:${f}`));
 });
 
 test('markEmbeddingFailed: Stale when the texts changed since, else failed and counted so', async () => {

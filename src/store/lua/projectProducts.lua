@@ -10,8 +10,7 @@ local projected, a = 0, 1
 for k = 1, #KEYS, 3 do
   local n, m = tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
   if redis.call('HGET', KEYS[k], 'rev') == ARGV[a] then
-    writeSearchFields(KEYS[k + 1], ARGV[a + 1], ARGV, a + 5, n)
-    writeSearchFields(KEYS[k + 2], ARGV[a + 2], ARGV, a + 5 + 2 * n, m)
+    writeProductSearchFields(KEYS[k + 1], KEYS[k + 2], ARGV[a + 1], ARGV[a + 2], ARGV, a + 5, n, m)
     local old = {}
     for _, field in ipairs(redis.call('HKEYS', KEYS[k])) do
       if string.sub(field, 1, 2) == 'f:' then old[#old + 1] = field end

@@ -206,9 +206,7 @@ for r = 1, nRows do
     redis.call('HSET', pk, unpack(fields))
     local searchRef = tonumber(A[a + 16])
     if searchRef > 0 then
-      local n = tonumber(A[a + 20])
-      writeSearchFields(KEYS[searchRef], A[a + 18], A, a + STRIDE, n)
-      writeSearchFields(KEYS[tonumber(A[a + 17])], A[a + 19], A, a + STRIDE + 2 * n, tonumber(A[a + 21]))
+      writeProductSearchFields(KEYS[searchRef], KEYS[tonumber(A[a + 17])], A[a + 18], A[a + 19], A, a + STRIDE, tonumber(A[a + 20]), tonumber(A[a + 21]))
     end
     detail = newRev
     if withJob then
