@@ -8,7 +8,7 @@ import {
   type FacetCount, type ProductFacet, type ProductFilters, type ProductSearch, type RelatedRequest, type SearchResult, type VariantStrategy,
 } from '../engine.js';
 import { DocTable, type DocInput } from './docTable.js';
-import type { TextField } from '../textIndex.js';
+import type { TextField } from './textIndex.js';
 import { NumberColumn } from './numberColumn.js';
 import { shared } from './sharedStrings.js';
 

@@ -89,7 +89,7 @@ export class KeywordSearch {
    * smallest sets of words that do, OR-ed (null: none does). A word's weight is the idf of its
    * rarest exact term over the collection (of its whole expression, loosely, when only its typo
    * variants or completions match), less for a refining word; a word no document holds weighs as
-   * the rarest word the query has. As the built-in engine weighs them (textMatch.ts).
+   * the rarest word the query has. As the built-in engine weighs them (builtin/textMatch.ts).
    */
   private async covering(c: Collection, words: QueryWord[], expressions: string[]): Promise<string | null> {
     const termCounts = (w: QueryWord) => Promise.all(w.terms.map((t) => this.ft.count(c, termClause(t))));
