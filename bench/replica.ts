@@ -30,7 +30,7 @@ import { openPrivateRedis, serverCpuSeconds } from './support/redisServers.js';
 
 const PRODUCTS = positiveInt('BENCH_PRODUCTS', 100_000);
 const WRITE_BATCH = 1_000;
-/** Products a refresh reads and applies at once: the follower's batch (follower.ts LOAD_BATCH). */
+/** Products a refresh reads and applies at once: the follower's batch (search/builtin/follower.ts LOAD_BATCH). */
 const APPLY_BATCH = 500;
 const NO_MODEL = { modelId: null, dimension: null };
 

@@ -3,7 +3,7 @@
 // and repacks.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PostingsPool } from '../../src/search/postingsPool.js';
+import { PostingsPool } from '../../src/search/builtin/postingsPool.js';
 import { seeded } from './fixtures.js';
 
 interface Posting {

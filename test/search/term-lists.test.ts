@@ -2,7 +2,7 @@
 // random sets and drops, through many compactions.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TermLists } from '../../src/search/termLists.js';
+import { TermLists } from '../../src/search/builtin/termLists.js';
 import { seeded } from './fixtures.js';
 
 test('every list reads back as last set, through appends, drops and compactions', () => {

@@ -3,7 +3,7 @@
 // typed completes to names only.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TextIndex } from '../../src/search/textIndex.js';
+import { TextIndex } from '../../src/search/builtin/textIndex.js';
 import { analyzeQuery, type QueryWord } from '../../src/search/analysis.js';
 
 /** One field of text in a language without a stemmer: its words are its terms. */

@@ -2,7 +2,7 @@
 // batches, the pattern concurrent upserts produce in the search replica.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { VectorIndex } from '../../src/search/vectorIndex.js';
+import { VectorIndex } from '../../src/search/builtin/vectorIndex.js';
 
 const DIMENSION = 8;
 

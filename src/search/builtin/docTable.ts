@@ -3,10 +3,10 @@
 import { analyzeQuery, joinedWords, type QueryAnalysis, type QueryWord } from '../analysis.js';
 import { fuseRanks, windowOf, type Hit, type RelatedRequest, type SearchRequest } from '../engine.js';
 import { COVERAGE } from '../coverage.js';
-import { TextIndex, type TextField } from '../textIndex.js';
-import { TopK, type Ranked } from '../topK.js';
+import { TextIndex, type TextField } from './textIndex.js';
+import { TopK, type Ranked } from './topK.js';
 import { NumberColumn } from './numberColumn.js';
-import { VectorIndex, type VectorFilter } from '../vectorIndex.js';
+import { VectorIndex, type VectorFilter } from './vectorIndex.js';
 import { mergeNearest, newestFirst, page } from './ranking.js';
 
 export type VectorName = 'content' | 'anchor';

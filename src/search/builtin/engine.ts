@@ -8,7 +8,7 @@ import type { Store } from '../../store/redis.js';
 import type {
   DocumentRef, EngineProgress, EntryAccess, KnowledgeSearch, ProductSearch, RelatedRequest, SearchEngine, SearchRequest, SearchResult, VariantStrategy,
 } from '../engine.js';
-import { ChangeFollower, type ChangedDoc, type FollowerSink, type RawVectors } from '../follower.js';
+import { ChangeFollower, type ChangedDoc, type FollowerSink, type RawVectors } from './follower.js';
 import type { ServingModels } from '../servingModels.js';
 import type { StoredEntry } from '../../store/knowledgeEntries.js';
 import type { StoredProduct } from '../../store/products.js';

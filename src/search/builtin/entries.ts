@@ -4,7 +4,7 @@ import type { StoredEntry } from '../../store/knowledgeEntries.js';
 import { baseLanguage } from '../analysis.js';
 import type { EntryAccess, EntryFilters, KnowledgeSearch, RelatedRequest, SearchResult } from '../engine.js';
 import { DocTable, type DocInput } from './docTable.js';
-import type { TextField } from '../textIndex.js';
+import type { TextField } from './textIndex.js';
 
 export interface EntryFacts {
   type: string;

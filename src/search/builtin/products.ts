@@ -9,7 +9,7 @@ import {
 } from '../engine.js';
 import { FACET_EXACT_LIMIT, facetList, facetSample } from '../facets.js';
 import { DocTable, type DocInput } from './docTable.js';
-import type { TextField } from '../textIndex.js';
+import type { TextField } from './textIndex.js';
 import { NumberColumn } from './numberColumn.js';
 import { shared } from './sharedStrings.js';
 

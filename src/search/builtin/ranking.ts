@@ -1,5 +1,5 @@
 // Small ranking helpers shared by the replica's collections.
-import { TopK, type Ranked } from '../topK.js';
+import { TopK, type Ranked } from './topK.js';
 
 export const page = <T>(list: T[], offset: number, limit: number): T[] => list.slice(offset, offset + limit);
 

@@ -115,8 +115,8 @@ export class KeywordSearch {
    * smallest sets of words that do, OR-ed (null: none does). A word's weight is the idf of its
    * rarest exact term over the collection (of its whole expression, loosely, when only its typo
    * variants or completions match), less for a refining word; a word no document holds weighs as
-   * the rarest word the query has. As the built-in engine weighs them (textMatch.ts), from the
-   * counts kept here (termStatistics.ts).
+   * the rarest word the query has. As the built-in engine weighs them (builtin/textMatch.ts), from
+   * the counts kept here (termStatistics.ts).
    */
   private async covering(c: Collection, words: QueryWord[], expressions: string[]): Promise<string | null> {
     const [[documents], exact, counts] = await Promise.all([

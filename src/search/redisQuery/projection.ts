@@ -37,7 +37,7 @@ function pairs(version: string, fields: Record<string, string>): string[] {
 
 /**
  * A field's text as the index reads it: kcs's analysis with compound tails, each term once (a
- * field counts a term once, as in the built-in engine: textIndex.ts).
+ * field counts a term once, as in the built-in engine: builtin/textIndex.ts).
  */
 const fieldText = (text: string | null, language: string): string => [...new Set(analyzeWithCompounds(text, language))].join(' ');
 

@@ -129,7 +129,7 @@ export function schema(c: Collection, options: IndexOptions): string[] {
   ];
 }
 
-/** Per kind: the TEXT fields the last query word completes in (names, not prose: textIndex.ts TextField). */
+/** Per kind: the TEXT fields the last query word completes in (names, not prose: builtin/textIndex.ts TextField). */
 export const COMPLETING_FIELDS: Record<CollectionKind, readonly string[]> = {
   product: ['title', 'title2', 'kw', 'brand', 'cat'],
   productVectors: [],

@@ -9,7 +9,7 @@
 // the document; stale postings are skipped at query time and dropped when a term's list is more
 // than half stale.
 import SearchableMap from 'minisearch/SearchableMap';
-import { compoundTails, fold, termOf, words, type QueryWord } from './analysis.js';
+import { compoundTails, fold, termOf, words, type QueryWord } from '../analysis.js';
 import { PostingsPool } from './postingsPool.js';
 import { TermLists } from './termLists.js';
 import { TextMatcher, type TextMatches } from './textMatch.js';

@@ -3,14 +3,14 @@
 // read in its current state and handed to the engine's sink, so applying a change twice is
 // harmless and the order of stream entries within a batch does not matter.
 import { Cluster } from 'ioredis';
-import type { Logger } from '../log.js';
-import { keys } from '../store/keys.js';
-import { allEntryIds } from '../store/knowledgeEntries.js';
-import type { Store } from '../store/redis.js';
-import { readHashesCall } from '../store/scriptCalls.js';
-import { vectorField } from '../store/vectors.js';
-import type { DocumentRef, EngineProgress } from './engine.js';
-import type { ServingModels } from './servingModels.js';
+import type { Logger } from '../../log.js';
+import { keys } from '../../store/keys.js';
+import { allEntryIds } from '../../store/knowledgeEntries.js';
+import type { Store } from '../../store/redis.js';
+import { readHashesCall } from '../../store/scriptCalls.js';
+import { vectorField } from '../../store/vectors.js';
+import type { DocumentRef, EngineProgress } from '../engine.js';
+import type { ServingModels } from '../servingModels.js';
 
 /** Raw vectors of a document (float32 bytes), only those of the model its tenant is served with. */
 export interface RawVectors {

@@ -3,8 +3,8 @@
 // scored (BM25 over the index's field-weighted postings), and the share of the query's weight
 // (idf) each document covers, for coverage.ts.
 import type SearchableMap from 'minisearch/SearchableMap';
-import { typoBudget, type QueryWord } from './analysis.js';
-import { MINOR_WEIGHT } from './coverage.js';
+import { typoBudget, type QueryWord } from '../analysis.js';
+import { MINOR_WEIGHT } from '../coverage.js';
 import type { PostingsPool } from './postingsPool.js';
 
 const K1 = 1.2;
