@@ -4,18 +4,23 @@
 import { EmbeddingModelRegistry } from '../store/embeddingModels.js';
 import { keys } from '../store/keys.js';
 import type { Store } from '../store/redis.js';
-import type { IndexOptions } from './redisQuery/schema.js';
+
+/** A model whose vectors are searched, and their dimension (both null: no vectors). */
+export interface ServedModel {
+  modelId: string | null;
+  dimension: number | null;
+}
 
 export interface ServingModelsOptions {
   /** The model this process embeds with (null: embedding is off, no vectors are searched). */
-  configured: IndexOptions;
+  configured: ServedModel;
   /** How long an answer is reused (0: asked every time). */
   cacheMs?: number;
 }
 
 export class ServingModels {
   private readonly registry: EmbeddingModelRegistry;
-  private readonly cache = new Map<string, { at: number; model: Promise<IndexOptions> }>();
+  private readonly cache = new Map<string, { at: number; model: Promise<ServedModel> }>();
 
   constructor(
     private readonly redis: Store,
@@ -24,12 +29,12 @@ export class ServingModels {
     this.registry = new EmbeddingModelRegistry(redis);
   }
 
-  get configured(): IndexOptions {
+  get configured(): ServedModel {
     return this.options.configured;
   }
 
   /** The tenant's model, when it is another than the configured one and known (recorded), else the configured one. */
-  of(tenantId: string): Promise<IndexOptions> {
+  of(tenantId: string): Promise<ServedModel> {
     const cacheMs = this.options.cacheMs ?? 0;
     const cached = this.cache.get(tenantId);
     if (cached && performance.now() - cached.at < cacheMs) return cached.model;
@@ -41,7 +46,7 @@ export class ServingModels {
     return model;
   }
 
-  private async read(tenantId: string): Promise<IndexOptions> {
+  private async read(tenantId: string): Promise<ServedModel> {
     const { configured } = this.options;
     if (!configured.modelId) return configured;
     const own = await this.redis.get(keys.embeddingModel(tenantId));

@@ -8,6 +8,7 @@
 import calculateSlot from 'cluster-key-slot';
 import { keys } from '../../store/keys.js';
 import { vectorField } from '../../store/vectors.js';
+import type { ServedModel } from '../servingModels.js';
 import type { IndexRouter } from './router.js';
 
 /** Version of the search layout: each tenant's marker once its documents all follow it (keys.searchProjection). */
@@ -55,11 +56,8 @@ export interface Collection {
   vectorFields: { content: string; anchor: string } | null;
 }
 
-export interface IndexOptions {
-  /** Vectors of this model are searched (null: no vectors). */
-  modelId: string | null;
-  dimension: number | null;
-}
+/** An index's model: its vectors are searched (null: no vectors). */
+export type IndexOptions = ServedModel;
 
 const modelPart = (options: IndexOptions) => (options.modelId ? options.modelId.replace(/[^\w.-]/g, '_') : 'none');
 
