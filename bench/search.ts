@@ -8,10 +8,13 @@
 //      stored catalogue, then keyword, semantic and hybrid searches called directly, one after
 //      another, related products, and recall@10 of the vector search against an exact scan.
 //   2. End to end over HTTP (support/searchHttpBench.ts): `kcs serve` child processes per engine,
-//      POST /api/knowledge/search/products with autocannon at 1 and 32 connections.
+//      POST /api/knowledge/search/products with autocannon at 1 and 32 connections; on the Query
+//      Engine each keyword run beside the direct floor's (support/searchDirect.ts: a plain node:http
+//      server answering the same bodies with one FT.SEARCH and an FT.AGGREGATE per facet over the
+//      same products as plain hashes on the same server), and kcs ÷ direct.
 //   3. Baselines in the same run: the exact brute-force scan per query (the naive alternative to
-//      HNSW), and raw Redis round trips to each server (PING; HMGET of the 20 product hashes a page
-//      of hits reads).
+//      HNSW), raw Redis round trips to each server (PING; HMGET of the 20 product hashes a page
+//      of hits reads), and in step 1 the keyword set as the direct floor's commands from this process.
 //
 //   npm run bench:search                         100,000 products, 2,000 queries per set, built-in engine only
 //   BENCH_REDIS_URL=redis://… npm run bench:search   both engines: the Query Engine on that server (with the search
@@ -34,19 +37,19 @@ import { openBuiltinColumn } from './support/searchBuiltinColumn.js';
 import { catalogueWriter, type Catalogued } from './support/searchCatalogue.js';
 import type { Column } from './support/searchColumn.js';
 import { ANCHORS, BUILTIN, CLUSTERS, DIM, GERMAN, QUERIES, QUERY_ENGINE, RECALL_QUERIES, SECONDS, SITES, STAGES, WARMUP_SECONDS } from './support/searchConfig.js';
-import { measureEngine, redisFloor } from './support/searchEngineBench.js';
+import { directKeyword, measureEngine, redisFloor } from './support/searchEngineBench.js';
 import { overHttp, PATH, type HttpQueries } from './support/searchHttpBench.js';
 import { makePlan } from './support/searchQueries.js';
 import { openQueryEngineColumn } from './support/searchQueryEngineColumn.js';
 import { latency, Summary } from './support/searchSummary.js';
 
 // The budget: data, writes, the build, the query sets, recall, two serve builds and 12 HTTP runs per
-// engine and stage, with margin. The Query Engine's writes are slower (the server indexes inline),
-// its queries are round trips.
+// engine and stage (each drained), with margin. The Query Engine's writes are slower (the server
+// indexes inline, and the direct floor's copy is written too), its queries are round trips.
 const PRODUCTS = Math.max(...STAGES);
 const perEngine = (writeSeconds: number, querySeconds: number) =>
   PRODUCTS * writeSeconds + STAGES.length * ((QUERIES * 5 + RECALL_QUERIES * 2) * querySeconds + 12 * (SECONDS + WARMUP_SECONDS + 10));
-runBench('bench:search', (300 + (BUILTIN ? perEngine(0.009, 0.02) : 0) + (QUERY_ENGINE ? perEngine(0.006, 0.03) : 0)) * 1000, main);
+runBench('bench:search', (300 + (BUILTIN ? perEngine(0.009, 0.02) : 0) + (QUERY_ENGINE ? perEngine(0.008, 0.036) : 0)) * 1000, main);
 
 async function main(undo: Undo): Promise<number> {
   const summary = new Summary();
@@ -87,7 +90,7 @@ async function inProcess(columns: Column[], summary: Summary, data: Catalogued):
     // The Query Engine's indexes are built again from the stored catalogue only in a run of one stage.
     const engine = await column.buildEngine(summary, { rebuild: STAGES.length === 1 });
     try {
-      await measureEngine(engine, column, plan, summary);
+      await directKeyword(column, plan, await measureEngine(engine, column, plan, summary), summary);
     } finally {
       await engine.close();
     }

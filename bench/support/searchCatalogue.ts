@@ -7,11 +7,12 @@
 // 200 cluster centres (one per category sub-topic) plus gaussian noise, unit length; ~10% of
 // products also get a similarity anchor. They are stored under the local embedder's model id so
 // that the HTTP hybrid/semantic runs, whose serve process only reads vectors of its own
-// embedder's model, use them too.
+// embedder's model, use them too. A column with a direct floor (the Query Engine's) also gets each
+// batch as plain hashes of its own (searchDirect.ts), untimed.
 import type { ProductInput } from '../../src/domain/products.js';
 import { VectorRepository } from '../../src/store/vectors.js';
 import { fmt } from './harness.js';
-import { serverCpuSeconds } from './redisServers.js';
+import { serverCpuSeconds, usedMemory } from './redisServers.js';
 import { Rng } from './rng.js';
 import type { Column } from './searchColumn.js';
 import { ANCHORS, CLUSTERS, DIM, GERMAN, MODEL, SITES, WRITE_BATCH } from './searchConfig.js';
@@ -77,6 +78,8 @@ export function catalogueWriter(columns: Column[], capacity: number, summary: Su
         ...(p.input.similarity_text ? { anchor: nearby(vrng, d.vectors, (start + k) * DIM, DIM, 0.5) } : {}),
       }));
       for (const [c, column] of columns.entries()) {
+        // The direct floor's copy of the batch, beside kcs's: each side's used_memory growth, without vectors.
+        const used = column.direct && (await usedMemory(column.store));
         await timed(c, 'products', async () => {
           const outcomes = await column.services.products.upsertMany(column.tenant.id, batch.map((p) => ({ siteId: column.tenant.siteIds[p.site], input: p.input, source: 'bench' })));
           outcomes.forEach((o, k) => {
@@ -85,6 +88,10 @@ export function catalogueWriter(columns: Column[], capacity: number, summary: Su
             column.textHash[start + k] = o.textHash;
           });
         });
+        if (column.direct) {
+          column.direct.memory.kcs += (await usedMemory(column.store)) - used!;
+          await column.direct.write(batch.map((p, k) => ({ id: column.ids[start + k], siteId: column.tenant.siteIds[p.site], input: p.input })));
+        }
         await timed(c, 'vectors', async () => {
           const repo = new VectorRepository(column.store);
           // Auto-pipelined by the connection: one batch is one round trip.

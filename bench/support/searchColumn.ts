@@ -9,6 +9,7 @@ import type { ProductSearch, SearchEngine } from '../../src/search/engine.js';
 import type { EngineKind } from '../../src/search/index.js';
 import type { RedisAt, Store } from '../../src/store/redis.js';
 import { SITES, siteSlug } from './searchConfig.js';
+import type { Direct } from './searchDirect.js';
 import type { Summary } from './searchSummary.js';
 
 export interface BenchTenant {
@@ -40,6 +41,8 @@ export interface ColumnParts {
   buildEngine(summary: Summary, options?: { rebuild: boolean }): Promise<SearchEngine>;
   /** Waits for the server's work on the writes so far (the Query Engine's garbage collection), so that a step's CPU includes it. */
   settle?(): Promise<void>;
+  /** The Query Engine's floor: the same products and searches used directly on the same server (searchDirect.ts). */
+  direct?: Direct;
   /** KCS_SEARCH_ENGINE of this column's `kcs serve` processes. */
   searchEngine: 'builtin' | 'redis';
 }

@@ -1,22 +1,26 @@
 // Engine time, in process, of any SearchEngine: the plan's query sets called directly, one after
 // another (p50/p99, queries/s), related products, and recall@10 against the exact answers; then
-// raw Redis round trips to the same server (the floor under every end-to-end search). The same
-// code measures both engines; only the engine and its column differ.
+// raw Redis round trips to the same server (the floor under every end-to-end search), and on the
+// Query Engine the keyword set as the direct floor's commands (searchDirect.ts) sent from here. The
+// same code measures both engines; only the engine and its column differ.
 import type { SearchEngine } from '../../src/search/engine.js';
 import { keys } from '../../src/store/keys.js';
-import { fmt, timeSequential } from './harness.js';
+import { fmt, timeSequential, type Timing } from './harness.js';
 import { formatCpu } from './load.js';
 import { cpuMeter } from './proc.js';
 import { Rng } from './rng.js';
 import type { Catalogued } from './searchCatalogue.js';
 import type { Column } from './searchColumn.js';
 import { TARGET } from './searchConfig.js';
-import { search, type Plan } from './searchQueries.js';
+import { floorAnswer } from './searchDirect.js';
+import { httpBody, search, type Plan } from './searchQueries.js';
 import { latency, type Summary } from './searchSummary.js';
 import { recall } from './vectors.js';
 
-export async function measureEngine(engine: SearchEngine, column: Column, plan: Plan, summary: Summary): Promise<void> {
+/** The plan's query sets, related products and recall; the timing of the first set (keyword). */
+export async function measureEngine(engine: SearchEngine, column: Column, plan: Plan, summary: Summary): Promise<Timing> {
   const tenantId = column.tenant.id;
+  const timings: Timing[] = [];
   const meter = cpuMeter({ bench: process.pid, 'redis-server': column.redisPid });
   for (const set of plan.sets) {
     // Bound before the clock runs: binding is the benchmark's work, not the engine's.
@@ -27,6 +31,7 @@ export async function measureEngine(engine: SearchEngine, column: Column, plan: 
     const timing = await timeSequential(async () => {
       if ((await engine.searchProducts(tenantId, searches[next++])).hits.length === 0) zeroHits++;
     }, searches.length);
+    timings.push(timing);
     summary.note(column.engine, set.measure, latency(timing), set.check?.(timing));
     const share = zeroHits / searches.length;
     if (set.maxZeroHits !== undefined && share > set.maxZeroHits) summary.problem(`${column.engine}, ${set.measure}: ${fmt(share * 100, 0)}% of queries found nothing`);
@@ -58,6 +63,28 @@ export async function measureEngine(engine: SearchEngine, column: Column, plan: 
   }
   const cpu = meter();
   console.log(`   CPU over the in-process queries: ${formatCpu(cpu.cores)}${(cpu.cores.other ?? 0) > 0.1 ? ' — other processes were busy: latency tails are not those of an idle machine' : ''}`);
+  return timings[0];
+}
+
+/**
+ * The keyword set (the plan's first) as the direct floor answers it, from this process, one after
+ * another: its p99 beside the engine's (`engineTiming`), with the target at 1,000,000 products.
+ */
+export async function directKeyword(column: Column, plan: Plan, engineTiming: Timing, summary: Summary): Promise<void> {
+  const direct = column.direct;
+  if (!direct) return;
+  const [warmup, bodies] = [plan.sets[0].warmup, plan.sets[0].searches].map((set) => set.map((s) => httpBody(column.bind(s))));
+  for (const body of warmup) await floorAnswer(direct.redis, direct.at, body);
+  let next = 0;
+  let zeroHits = 0;
+  const timing = await timeSequential(async () => {
+    if ((await floorAnswer(direct.redis, direct.at, bodies[next++])).startsWith('{"hits":[]')) zeroHits++;
+  }, bodies.length);
+  // Its words are AND-ed, without typo tolerance: a query with a typo finds nothing there.
+  summary.note(column.engine, 'keyword, the direct floor (FT.SEARCH + FT.AGGREGATE a facet), from this process', `${latency(timing)}; ${fmt((100 * zeroHits) / bodies.length, 0)}% found nothing`);
+  const times = engineTiming.p99 / timing.p99;
+  summary.note(column.engine, 'engine keyword p99 ÷ the direct floor\'s', `${fmt(times, 2)}× (${fmt(engineTiming.p99, 2)} / ${fmt(timing.p99, 2)} ms)`,
+    column.ids.length >= 1_000_000 ? { target: '≤ 2× (1M)', met: times <= 2 } : undefined);
 }
 
 /**

@@ -4,14 +4,16 @@
 // small fixed set of English queries (`language` en: the local model serves English; `min_similarity`
 // 0: the catalogue's vectors are synthetic, so the model's queries are far from every one) whose
 // embeddings are cached (warm LRU) before measuring; then hybrid
-// with never-seen queries, alone and beside keyword searches. Each search figure is also given as
-// a share of GET /healthz through the same serve process in the same run (the cheapest request).
+// with never-seen queries, alone and beside keyword searches. On the Query Engine each keyword run
+// has the direct floor's run beside it, with the same bodies and connections: a plain node:http
+// server answering them with one FT.SEARCH and an FT.AGGREGATE per facet on the same server
+// (searchDirect.ts), and kcs ÷ direct. Every run is drained (load.ts) before the next starts.
 // The same code runs for both engines; the column gives the server, the engine and what to prepare.
 import type { ProductSearch } from '../../src/search/engine.js';
 import { fmt, type Undo } from './harness.js';
 import { request } from './http.js';
 import { startKcs } from './kcs.js';
-import { describeLoad, load, warmThenLoad, type LoadResult } from './load.js';
+import { describeLoad, drainer, load, warmThenLoad, type Drain, type LoadResult } from './load.js';
 import { peakRssMiB } from './proc.js';
 import type { Column } from './searchColumn.js';
 import { HTTP_CONNECTIONS, MODEL, SECONDS, WARMUP_SECONDS } from './searchConfig.js';
@@ -26,8 +28,16 @@ export type HttpQueries = { keyword: ProductSearch[]; vector: string[]; fresh: s
 /** Connections of each side in the never-seen hybrid runs. */
 const FRESH_CONNECTIONS = 8;
 
-/** A serve process of the column with `embedder`, noting its time from listening to /readyz 200. */
-async function startServe(column: Column, embedder: 'none' | 'local', undo: Undo, summary: Summary) {
+/** What a run loads: a server's port and request headers, the processes whose CPU is shown, its drain. */
+interface Target {
+  port: number;
+  headers: Record<string, string>;
+  pids: Record<string, number | undefined>;
+  drain: Drain;
+}
+
+/** A serve process of the column with `embedder`, noting its time from listening to /readyz 200; `probe` (a body) drains its runs. */
+async function startServe(column: Column, embedder: 'none' | 'local', undo: Undo, summary: Summary, probe: string) {
   const env = { KCS_EMBEDDER: embedder, KCS_SEARCH_ENGINE: column.searchEngine };
   // The built-in engine builds its replica in the background; /readyz answers 200 once it is done.
   const serve = await startKcs(undo, 'serve', { redis: column.redis, env, profile: `serve-${column.engine}-${embedder}` });
@@ -35,66 +45,86 @@ async function startServe(column: Column, embedder: 'none' | 'local', undo: Undo
   const check = limit === null ? undefined : { target: `${column.engine} < ${fmt(limit / 1000, 0)} s`, met: serve.readyMs < limit };
   summary.note(column.engine, `serve start → /readyz 200, KCS_EMBEDDER=${embedder}`, `${fmt(serve.readyMs / 1000, 2)} s`, check);
   const headers = { host: `${column.tenant.slug}.localhost:${serve.port}`, authorization: `Bearer ${column.tenant.key}`, 'content-type': 'application/json' };
-  const post = (body: string) => request(serve.port, { method: 'POST', path: PATH, headers, body });
-  return { serve, port: serve.port, headers, post, pids: { serve: serve.pid, 'redis-server': column.redisPid } };
+  const post = (body: string, timeoutMs?: number) => request(serve.port, { method: 'POST', path: PATH, headers, body, timeoutMs });
+  const answer = await post(probe);
+  const parsed = JSON.parse(answer.body) as { engine?: string };
+  if (answer.status !== 200 || parsed.engine !== column.engine) throw new Error(`${column.engine}: keyword search answered ${answer.status}: ${answer.body.slice(0, 500)}`);
+  const drain = await drainer((timeoutMs) => post(probe, timeoutMs));
+  return { serve, port: serve.port, headers, post, pids: { serve: serve.pid, 'redis-server': column.redisPid }, drain };
 }
 
 type Serve = Awaited<ReturnType<typeof startServe>>;
 
-/** Autocannon runs at each connection count over `bodies`, noted; their results. */
-async function measure(column: Column, target: Serve, name: string, bodies: string[], summary: Summary): Promise<LoadResult[]> {
+/** The column's direct floor server (searchDirect.ts), checked on `probe`. */
+async function startFloor(column: Column, undo: Undo, probe: string): Promise<Target & { stop(): Promise<void> }> {
+  const floor = await column.direct!.serve(undo);
+  const headers = { 'content-type': 'application/json' };
+  const post = (timeoutMs?: number) => request(floor.port, { method: 'POST', path: PATH, headers, body: probe, timeoutMs });
+  const answer = await post();
+  if (answer.status !== 200 || !Array.isArray((JSON.parse(answer.body) as { hits?: unknown }).hits)) throw new Error(`the direct floor answered ${answer.status}: ${answer.body.slice(0, 500)}`);
+  return { port: floor.port, headers, pids: { 'direct floor': floor.pid, 'redis-server': column.redisPid }, drain: await drainer(post), stop: floor.stop };
+}
+
+/** A warmed, drained autocannon run of `bodies` in turn against `target`, printed as `label`. */
+function loadRun(label: string, target: Target, bodies: string[], connections: number): Promise<LoadResult> {
+  let next = 0;
+  const options = {
+    url: `http://127.0.0.1:${target.port}`, connections,
+    requests: [{ method: 'POST' as const, path: PATH, headers: target.headers, setupRequest: (req: object) => ({ ...req, body: bodies[next++ % bodies.length] }) }],
+  };
+  return warmThenLoad(label, options, WARMUP_SECONDS, SECONDS, { ...target.pids, 'load generator': process.pid }, target.drain);
+}
+
+/** A run's failures as problems: wrong answers, nothing completed, a queue not drained. */
+function checkRun(column: Column, name: string, r: LoadResult, summary: Summary): void {
+  if (r.non2xx > 0 || r.errors > 0) summary.problem(`${column.engine}, ${name}: ${r.non2xx} non-2xx, ${r.errors} errors (${JSON.stringify(r.statuses)})`);
+  if (r.rps === 0) summary.problem(`${column.engine}, ${name}: no request completed`);
+  if (r.undrained) summary.problem(`${column.engine}, ${name}: the server was still answering slowly ${fmt(r.drainS, 0)} s after the run`);
+}
+
+const figures = (r: LoadResult) => `${fmt(r.rps, 0)} req/s, p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms`;
+
+/** Autocannon runs at each connection count over `bodies`, noted, each with the direct floor's beside it when given; their results. */
+async function measure(column: Column, target: Serve, name: string, bodies: string[], summary: Summary, floor?: Target): Promise<LoadResult[]> {
   const results: LoadResult[] = [];
   for (const connections of HTTP_CONNECTIONS) {
-    let next = 0;
-    const options = {
-      url: `http://127.0.0.1:${target.port}`, connections,
-      requests: [{ method: 'POST' as const, path: PATH, headers: target.headers, setupRequest: (req: object) => ({ ...req, body: bodies[next++ % bodies.length] }) }],
-    };
-    const r = await warmThenLoad(`   ${column.engine}: ${name}, ${connections} conn:`, options, WARMUP_SECONDS, SECONDS, { ...target.pids, 'load generator': process.pid });
+    const r = await loadRun(`   ${column.engine}: ${name}, ${connections} conn:`, target, bodies, connections);
     results.push(r);
-    summary.note(column.engine, `${name}, end to end, ${connections} conn`, `${fmt(r.rps, 0)} req/s, p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms`, undefined, false);
-    if (r.non2xx > 0 || r.errors > 0) summary.problem(`${column.engine}, ${name} c=${connections}: ${r.non2xx} non-2xx, ${r.errors} errors (${JSON.stringify(r.statuses)})`);
+    summary.note(column.engine, `${name}, end to end, ${connections} conn`, figures(r), undefined, false);
+    checkRun(column, `${name} c=${connections}`, r, summary);
+    if (!floor) continue;
+    const f = await loadRun(`   direct floor: ${name}, ${connections} conn:`, floor, bodies, connections);
+    results.push(f);
+    summary.note(column.engine, `${name}, the direct floor, ${connections} conn`, figures(f), undefined, false);
+    checkRun(column, `the direct floor, ${name} c=${connections}`, f, summary);
+    // The targets: at every connection count up to 1,000,000 products, there at the most connections only.
+    const targeted = column.ids.length < 1_000_000 || connections === HTTP_CONNECTIONS[HTTP_CONNECTIONS.length - 1];
+    const share = r.rps / f.rps;
+    summary.note(column.engine, `${name}, kcs ÷ direct, ${connections} conn`, `${fmt(share, 2)}× req/s; p50 ${fmt(r.p50, 2)} / ${fmt(f.p50, 2)} ms, p99 ${fmt(r.p99, 2)} / ${fmt(f.p99, 2)} ms`,
+      targeted ? { target: '≥ 0.6×', met: share >= 0.6 } : undefined);
   }
   const rss = peakRssMiB(target.serve.pid);
   if (rss !== null) summary.note(column.engine, `peak RSS, kcs serve, after the ${name.split(' ')[0]} runs`, `${fmt(rss, 0)} MiB`);
   return results;
 }
 
-/** GET /healthz at the last connection count: the baseline of the search figures on this serve. */
-async function healthz(column: Column, target: Serve, summary: Summary): Promise<LoadResult> {
-  const connections = HTTP_CONNECTIONS[HTTP_CONNECTIONS.length - 1];
-  const options = { url: `http://127.0.0.1:${target.port}/healthz`, connections, headers: { host: target.headers.host } };
-  const r = await warmThenLoad(`   ${column.engine}: GET /healthz, ${connections} conn:`, options, WARMUP_SECONDS, SECONDS, { ...target.pids, 'load generator': process.pid });
-  summary.note(column.engine, `GET /healthz, ${connections} conn (the ratios' baseline)`, `${fmt(r.rps, 0)} req/s`, undefined, false);
-  return r;
-}
-
-/** A search's rate at the last connection count as a share of /healthz's. */
-function ratio(column: Column, summary: Summary, name: string, search: LoadResult[], health: LoadResult, target: number): void {
-  const share = search[search.length - 1].rps / health.rps;
-  summary.note(column.engine, `${name} ÷ /healthz, ${HTTP_CONNECTIONS[HTTP_CONNECTIONS.length - 1]} conn`, fmt(share, 3), { target: `≥ ${target}`, met: share >= target });
-}
-
 export async function overHttp(column: Column, queries: HttpQueries, undo: Undo, summary: Summary): Promise<LoadResult[]> {
   console.log(`\n   ${column.heading}`);
   const results: LoadResult[] = [];
 
-  // Keyword, embedding off.
-  const keywordServe = await startServe(column, 'none', undo, summary);
+  // Keyword, embedding off; the direct floor's runs beside its runs.
   const keyword = queries.keyword.map((s) => JSON.stringify(httpBody(column.bind(s))));
-  const probe = await keywordServe.post(keyword[0]);
-  const answer = JSON.parse(probe.body) as { engine?: string; total: number; hits: unknown[] };
-  if (probe.status !== 200 || answer.engine !== column.engine) throw new Error(`${column.engine}: keyword search answered ${probe.status}: ${probe.body.slice(0, 500)}`);
-  const keywordHealth = await healthz(column, keywordServe, summary);
-  const keywordRuns = await measure(column, keywordServe, `keyword (${keyword.length} distinct queries)`, keyword, summary);
-  results.push(keywordHealth, ...keywordRuns);
-  ratio(column, summary, 'keyword', keywordRuns, keywordHealth, column.engine === 'builtin' ? 0.25 : 0.15);
+  const keywordServe = await startServe(column, 'none', undo, summary, keyword[0]);
+  const floor = column.direct && (await startFloor(column, undo, keyword[0]));
+  const keywordRuns = await measure(column, keywordServe, `keyword (${keyword.length} distinct queries)`, keyword, summary, floor);
+  results.push(...keywordRuns);
   const p99 = keywordRuns[keywordRuns.length - 1].p99;
   if (column.engine === 'builtin') summary.note(column.engine, 'keyword p99, 32 conn', `${fmt(p99, 1)} ms`, { target: '≤ 20 ms', met: p99 <= 20 });
+  await floor?.stop();
   await keywordServe.serve.stop();
 
   // Hybrid and semantic with the local model: a fixed set of queries, embedded once while warming.
-  const vectorServe = await startServe(column, 'local', undo, summary);
+  const vectorServe = await startServe(column, 'local', undo, summary, keyword[0]);
   const embedTimes: number[] = [];
   for (const query of queries.vector) {
     const t = performance.now();
@@ -109,10 +139,7 @@ export async function overHttp(column: Column, queries: HttpQueries, undo: Undo,
   summary.note(column.engine, 'uncached query embedding (local model), median, end to end', `${fmt(median, 1)} ms`);
   const count = queries.vector.length;
   const hybrid = queries.vector.map((query, i) => JSON.stringify({ query, mode: 'hybrid', language: 'en', min_similarity: 0, ...(i % 3 === 0 ? { facets: FACETS } : {}) }));
-  const vectorHealth = await healthz(column, vectorServe, summary);
-  const hybridRuns = await measure(column, vectorServe, `hybrid (${count} cached queries)`, hybrid, summary);
-  results.push(vectorHealth, ...hybridRuns);
-  if (column.engine === 'builtin') ratio(column, summary, 'hybrid', hybridRuns, vectorHealth, 0.08);
+  results.push(...(await measure(column, vectorServe, `hybrid (${count} cached queries)`, hybrid, summary)));
   const semantic = queries.vector.map((query) => JSON.stringify({ query, mode: 'semantic', language: 'en', min_similarity: 0 }));
   results.push(...(await measure(column, vectorServe, `semantic (${count} cached queries)`, semantic, summary)));
   results.push(...(await neverSeen(column, vectorServe, keyword, queries.fresh, summary)));
@@ -130,7 +157,7 @@ async function neverSeen(column: Column, target: Serve, keyword: string[], fresh
   let nextKeyword = 0;
   const watched = { ...target.pids, 'load generator': process.pid };
   const run = (bodies: () => string, duration: number) =>
-    load({ url: `http://127.0.0.1:${target.port}`, connections: FRESH_CONNECTIONS, duration, requests: [{ method: 'POST', path: PATH, headers: target.headers, setupRequest: (req: object) => ({ ...req, body: bodies() }) }] }, watched);
+    load({ url: `http://127.0.0.1:${target.port}`, connections: FRESH_CONNECTIONS, duration, requests: [{ method: 'POST', path: PATH, headers: target.headers, setupRequest: (req: object) => ({ ...req, body: bodies() }) }] }, watched, target.drain);
   const freshBody = () => JSON.stringify({ query: fresh[nextFresh++ % fresh.length], mode: 'hybrid', language: 'en', min_similarity: 0 });
   const keywordBody = () => keyword[nextKeyword++ % keyword.length];
   const label = `   ${column.engine}:`;
@@ -140,6 +167,9 @@ async function neverSeen(column: Column, target: Serve, keyword: string[], fresh
   const keywordAlone = await run(keywordBody, SECONDS);
   const [beside, hybridBeside] = await Promise.all([run(keywordBody, SECONDS), run(freshBody, SECONDS)]);
   console.log(`${label} keyword, ${FRESH_CONNECTIONS} conn, alone: ${describeLoad(keywordAlone)}\n${label} keyword beside never-seen hybrid: ${describeLoad(beside)}; hybrid: ${describeLoad(hybridBeside)}`);
+  for (const [name, r] of [['hybrid, never-seen', alone], ['keyword alone', keywordAlone], ['keyword beside hybrid', beside], ['hybrid beside keyword', hybridBeside]] as const) {
+    checkRun(column, `${name}, ${FRESH_CONNECTIONS} conn`, r, summary);
+  }
   const times = beside.p99 / keywordAlone.p99;
   summary.note(column.engine, `keyword p99 beside ${FRESH_CONNECTIONS} conn of never-seen hybrid ÷ alone`, `${fmt(times, 2)}× (${fmt(beside.p99, 1)} / ${fmt(keywordAlone.p99, 1)} ms)`, { target: '≤ 2×', met: times <= 2 });
   if (fresh.length < nextFresh) summary.problem(`${column.engine}: ${nextFresh} never-seen hybrid searches sent, only ${fresh.length} distinct queries: some were repeats`);

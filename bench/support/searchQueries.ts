@@ -131,10 +131,20 @@ export function makePlan(d: Catalogued): Plan {
   return { sets, related, recall, http };
 }
 
+/** What the keyword runs POST (and the direct floor reads). */
+export interface HttpBody {
+  query: string;
+  mode: ProductSearch['mode'];
+  limit: number;
+  site_id?: string;
+  filters?: { brand?: string[]; price_min?: number; price_max?: number; in_stock?: boolean };
+  facets?: ProductFacet[];
+}
+
 /** The HTTP request body of an engine search (bound to a server: its site id). */
-export function httpBody(s: ProductSearch): Record<string, unknown> {
+export function httpBody(s: ProductSearch): HttpBody {
   const f = s.filters;
-  const filters: Record<string, unknown> = {};
+  const filters: NonNullable<HttpBody['filters']> = {};
   if (f.brand) filters.brand = f.brand;
   if (f.priceMin !== undefined) filters.price_min = f.priceMin;
   if (f.priceMax !== undefined) filters.price_max = f.priceMax;

@@ -3,7 +3,8 @@
 // only this tenant's keys and indexes are touched, and they are dropped at the end. Documents are
 // written with the search projection into indexes that exist before the writes (the write phase
 // includes the server's inline indexing); the index build is measured by dropping the products
-// index and letting a new engine create it again over the stored documents.
+// index and letting a new engine create it again over the stored documents. The same products are
+// also written as plain hashes with an index of their own: the direct floor (searchDirect.ts).
 import { createServices } from '../../src/app.js';
 import { createLogger } from '../../src/log.js';
 import { RedisQueryEngine } from '../../src/search/redisQuery/engine.js';
@@ -17,6 +18,7 @@ import { fmt, type Undo } from './harness.js';
 import { describeServer, dropTenant, localPid, usedMemory } from './redisServers.js';
 import { column, setUpTenant, type Column } from './searchColumn.js';
 import { DIM, MODEL } from './searchConfig.js';
+import { openDirect } from './searchDirect.js';
 import { search } from './searchQueries.js';
 import { mib } from './searchSummary.js';
 
@@ -36,6 +38,7 @@ export async function openQueryEngineColumn(undo: Undo, url: string): Promise<Co
   const options = { modelId: MODEL, dimension: DIM };
   const services = createServices(store, { search: searchWrites('redis-query-engine', store, options) });
   const tenant = await setUpTenant(services, slug);
+  const direct = await openDirect(undo, url, slug);
   const newEngine = () => new RedisQueryEngine(store, createLogger('silent', 'bench'), { models: new ServingModels(store, { configured: options }) });
   const info = async (index = collectionOf('product', tenant.id, options).index) => parseInfoReply(await store.call('FT.INFO', index));
   /**
@@ -58,7 +61,7 @@ export async function openQueryEngineColumn(undo: Undo, url: string): Promise<Co
   };
   const engine = 'redis-query-engine' as const;
   const self: Column = column({
-    engine, store, services, tenant, redis: url, redisPid: await localPid(store, url), server: await describeServer(store),
+    engine, store, services, tenant, direct, redis: url, redisPid: await localPid(store, url), server: await describeServer(store),
     // Its indexes live in Redis: a serve process has nothing to read at start, whatever the catalogue's size.
     readyTargetMs: 2_000,
     async reportMemory(summary) {
@@ -67,11 +70,17 @@ export async function openQueryEngineColumn(undo: Undo, url: string): Promise<Co
         if (Number(f.get('hash_indexing_failures') ?? 0) > 0) summary.problem(`${engine}: ${f.get('hash_indexing_failures')} documents failed to index (FT.INFO)`);
         if (Number(f.get('num_docs')) !== self.ids.length) summary.problem(`${engine}: an index holds ${f.get('num_docs')} documents, ${self.ids.length} were written`);
       }
-      // Other clients of the server count too.
-      const used = (await usedMemory(store)) - usedBefore;
-      summary.note(engine, 'memory: Redis used_memory for the catalogue', `+${mib(used)}, ${fmt(used / self.ids.length / 1024, 1)} KiB a product (documents + search fields + indexes)`);
+      // Other clients of the server count too; the direct floor's copy does not.
+      const n = self.ids.length;
+      const used = (await usedMemory(store)) - usedBefore - direct.memory.direct;
+      summary.note(engine, 'memory: Redis used_memory for the catalogue', `+${mib(used)}, ${fmt(used / n / 1024, 1)} KiB a product (documents + search fields + indexes)`);
       const mb = (name: string, f = fields) => fmt(Number(f.get(name)), 0);
       summary.note(engine, 'index memory', `${mb('total_index_memory_sz_mb')} + ${mb('total_index_memory_sz_mb', vectors)} MB in Redis (products: inverted ${mb('inverted_sz_mb')}, doc table ${mb('doc_table_size_mb')}; vectors ${mb('vector_index_sz_mb', vectors)} MB; FT.INFO)`);
+      const plain = await direct.info(n);
+      if (Number(plain.get('hash_indexing_failures') ?? 0) > 0) summary.problem(`${engine}: ${plain.get('hash_indexing_failures')} of the direct floor's hashes failed to index (FT.INFO)`);
+      const [kcsBytes, directBytes] = [direct.memory.kcs / n, direct.memory.direct / n];
+      summary.note(engine, 'Redis memory a product, no vectors (used_memory growth while writing)',
+        `kcs ${fmt(kcsBytes, 0)} bytes, direct ${fmt(directBytes, 0)} bytes (index ${mb('total_index_memory_sz_mb', plain)} MB), ${fmt(kcsBytes / directBytes, 2)}×`);
     },
     async buildEngine(summary, { rebuild } = { rebuild: true }) {
       if (!rebuild) return newEngine();
