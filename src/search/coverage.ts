@@ -6,6 +6,15 @@
 export const COVERAGE = 0.5;
 
 /**
+ * Documents matching enough of a query's words follow those matching all of them only while
+ * fewer than this many match all of them (Typesense's drop_tokens_threshold, Algolia's
+ * removeWordsIfNoResults): the page of a query its catalogue answers in full is the same, and the
+ * engine does not rank and count the far larger set of partial matches behind it. Decided on the
+ * count, not on the page, so that every page of a search reads the same total.
+ */
+export const PARTIAL_TIER_BELOW = 100;
+
+/**
  * What a refining word weighs: a German adjective, or a word after "für", "mit", "for", "with"
  * ("günstige kaffeemaschine mit timer" still finds coffee machines without a timer).
  */

@@ -2,7 +2,7 @@
 // facts filters need, exact-value sets for cheap candidate lists, the text index and the vectors.
 import { analyzeQuery, joinedWords, type QueryAnalysis, type QueryWord } from '../analysis.js';
 import { fuseRanks, windowOf, type Hit, type RelatedRequest, type SearchRequest } from '../engine.js';
-import { COVERAGE } from '../coverage.js';
+import { COVERAGE, PARTIAL_TIER_BELOW } from '../coverage.js';
 import { TextIndex, type TextField } from './textIndex.js';
 import { TopK, type Ranked } from './topK.js';
 import { NumberColumn } from './numberColumn.js';
@@ -197,8 +197,9 @@ export class DocTable<M, C = undefined> {
 
   /**
    * Keyword matches of a query among allowed documents: those matching every query word first,
-   * then those matching words that carry more than COVERAGE of the query's weight (coverage.ts).
-   * The best `k` come ranked, `all` lists every match.
+   * then, while fewer than PARTIAL_TIER_BELOW match every word, those matching words that carry
+   * more than COVERAGE of the query's weight (coverage.ts). The best `k` come ranked, `all` lists
+   * every match.
    */
   keyword(query: string, k: number, { analysis, allows, boost }: Pick<SearchScope, 'analysis' | 'allows' | 'boost'>): KeywordMatches {
     const words = this.joinCompounds(analyzeQuery(query, analysis), analysis);
@@ -210,16 +211,26 @@ export class DocTable<M, C = undefined> {
     // Float32 sums: a share of exactly COVERAGE must not pass on rounding.
     const enough = m.weight * COVERAGE * (1 + 1e-5);
     const matching = (doc: number) => m.words[doc] === words.length || m.covered[doc] > enough;
-    let n = 0;
+    // Every match, those of every word first: the partial ones are left out where enough match every word (coverage.ts).
+    let nFull = 0;
     for (let i = 0; i < m.count; i++) {
       const doc = m.docs[i];
-      if (!matching(doc) || !allows(doc)) continue;
-      all[n++] = doc;
-      (m.words[doc] === words.length ? full : partial).offer(doc, m.scores[doc] + (boost?.get(doc) ?? 0));
+      if (m.words[doc] !== words.length || !allows(doc)) continue;
+      all[nFull++] = doc;
+      full.offer(doc, m.scores[doc] + (boost?.get(doc) ?? 0));
     }
+    const withPartial = nFull < PARTIAL_TIER_BELOW;
+    let n = nFull;
+    for (let i = 0; withPartial && i < m.count; i++) {
+      const doc = m.docs[i];
+      if (m.words[doc] === words.length || !matching(doc) || !allows(doc)) continue;
+      all[n++] = doc;
+      partial.offer(doc, m.scores[doc] + (boost?.get(doc) ?? 0));
+    }
+    const matchesWords = withPartial ? matching : (doc: number) => m.words[doc] === words.length;
     // Boosted documents (an exact code) count even where the words do not match.
     for (const [doc, extra] of boost ?? []) {
-      if ((m.words[doc] > 0 && matching(doc)) || !allows(doc)) continue;
+      if ((m.words[doc] > 0 && matchesWords(doc)) || !allows(doc)) continue;
       all[n++] = doc;
       full.offer(doc, m.scores[doc] + extra);
     }
@@ -227,7 +238,7 @@ export class DocTable<M, C = undefined> {
     const rest = partial.sorted();
     const room = k - first.docs.length;
     const ranked = room > 0 ? { docs: [...first.docs, ...rest.docs.slice(0, room)], scores: [...first.scores, ...rest.scores.slice(0, room)] } : first;
-    const matches = (doc: number) => (m.words[doc] > 0 && matching(doc) && allows(doc)) || Boolean(boost?.has(doc) && allows(doc));
+    const matches = (doc: number) => (m.words[doc] > 0 && matchesWords(doc) && allows(doc)) || Boolean(boost?.has(doc) && allows(doc));
     return { ranked, full: first.docs.length, all: all.subarray(0, n), matches };
   }
 

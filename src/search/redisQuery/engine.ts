@@ -21,7 +21,7 @@ import { FACET_EXACT_LIMIT, FACET_VALUES, facetSample } from '../facets.js';
 import { queryCodes } from '../productValues.js';
 import { IndexCommands } from './commands.js';
 import { FacetCounter, facetLists } from './facets.js';
-import { KeywordSearch, matchedBy, type Keyword, type KeywordQuery, type PlannedWords, type Ranked } from './keyword.js';
+import { KeywordSearch, type Keyword, type KeywordQuery, type PlannedWords, type Ranked } from './keyword.js';
 import { ModelIndexes } from './modelIndexes.js';
 import { accessFilter, all, entryFilter, productFilterParts, tagAny, tagNone, variantFilter, type ProductFilterParts } from './query.js';
 import { IndexRouter } from './router.js';
@@ -247,10 +247,11 @@ export class RedisQueryEngine implements SearchEngine {
     const useKeyword = s.mode !== 'semantic' || !s.vector;
     const window = windowOf(s);
     const query = useKeyword ? await this.keywords.query(c, s.query, scope.planned) : undefined;
-    const matched = query === undefined ? undefined : matchedUnder(query, scope.filter);
+    // Facets start over what every word matches; the partial tier's matches are added where it runs.
+    const matched = query === undefined ? undefined : everyWordUnder(query, scope.filter);
     const limit = ('facetExactLimit' in s && s.facetExactLimit) || FACET_EXACT_LIMIT;
-    // Counts to be added to those of documents found apart (codes, semantic candidates) need every value.
-    const top = scope.semantic || scope.codes.length > 0 ? null : FACET_VALUES * 2;
+    // Counts to be added to those of documents found apart (semantic candidates, codes) need every value.
+    const top = scope.semantic ? null : FACET_VALUES * 2;
     const [keywordFound, codes, semantic, matchingCounts] = await Promise.all([
       query !== undefined ? this.keywords.search(c, query, { k: runsSemantic(s) ? window : s.offset + s.limit, filter: scope.filter }) : null,
       useKeyword && scope.codes.length > 0 ? this.ft.ids(c, all(tagAny('codes', scope.codes), scope.filter), CODE_HITS) : [],
@@ -281,9 +282,18 @@ export class RedisQueryEngine implements SearchEngine {
     }
     const page = hits.slice(s.offset, s.offset + s.limit);
     if (scope.facets.length === 0) return { hits: page, total, facets: {} };
-    const sample = facetSample(keywordFound?.total ?? 0, Math.min(keywordFound?.total ?? 0, limit));
-    const others = extra.length > 0 ? await this.facetCounts.ofIds(c, extra, scope.facets) : null;
-    return { hits: page, total, facets: facetLists(scope.facets, matchingCounts, sample, others), facetsExhaustive: sample.exhaustive };
+    const partial = keywordFound?.partial ?? null;
+    const fullTotal = (keywordFound?.total ?? 0) - (partial?.total ?? 0);
+    // Counts added together need every value: those of the partial tier, of a code outside the query's matches (rare).
+    const adding = top !== null && (extra.length > 0 || partial !== null);
+    const [counts, partialCounts, others] = await Promise.all([
+      adding && matched ? this.facetCounts.matching(c, matched, scope.facets, { limit, top: null }) : matchingCounts,
+      partial ? this.facetCounts.matching(c, all(partial.expr, scope.filter), scope.facets, { limit, top: null }) : null,
+      extra.length > 0 ? this.facetCounts.ofIds(c, extra, scope.facets) : null,
+    ]);
+    const parts = [{ counts, sample: facetSample(fullTotal, Math.min(fullTotal, limit)) }];
+    if (partial && partialCounts) parts.push({ counts: partialCounts, sample: facetSample(partial.total, Math.min(partial.total, limit)) });
+    return { hits: page, total, facets: facetLists(scope.facets, parts, others), facetsExhaustive: parts.every((p) => p.sample.exhaustive) };
   }
 
   /** The query's words as the index reads them (none when only semantic ranking runs). */
@@ -318,11 +328,10 @@ export class RedisQueryEngine implements SearchEngine {
   }
 }
 
-/** What a keyword query matches under the filter (browsing: every document it allows; null: nothing). */
-function matchedUnder(query: KeywordQuery | null, filter: string): string | null {
+/** What every word of a keyword query matches under the filter (browsing: every document it allows; null: nothing). */
+function everyWordUnder(query: KeywordQuery | null, filter: string): string | null {
   if (query === null) return filter || '*';
-  const words = matchedBy(query);
-  return words === null ? null : all(words, filter);
+  return query.every === null ? null : all(query.every, filter);
 }
 
 /** The nearest documents at or above a similarity floor (the list is best first). */

@@ -42,13 +42,19 @@ function counts(reply: Awaited<ReturnType<IndexCommands['aggregate']>>, field: s
   return out;
 }
 
-/** The facets' lists: counts over the matching documents (scaled as sampled) plus those over other documents. */
-export function facetLists(wanted: ProductFacet[], matching: ValueCounts | null, sample: FacetSample, others: ValueCounts | null): Partial<Record<ProductFacet, FacetCount[]>> {
+/** The facets' lists: counts over the matching documents, in parts (each scaled as sampled), plus those over other documents. */
+export function facetLists(
+  wanted: ProductFacet[], parts: { counts: ValueCounts | null; sample: FacetSample }[], others: ValueCounts | null,
+): Partial<Record<ProductFacet, FacetCount[]>> {
   const out: Partial<Record<ProductFacet, FacetCount[]>> = {};
   wanted.forEach((name, f) => {
-    const scaled = new Map([...(matching?.[f] ?? [])].map(([value, n]) => [value, sample.scale === 1 ? n : Math.max(1, Math.round(n * sample.scale))]));
-    for (const [value, n] of others?.[f] ?? []) scaled.set(value, (scaled.get(value) ?? 0) + n);
-    out[name] = facetList(scaled, { exhaustive: sample.exhaustive, scale: 1 });
+    const sum = new Map<string, number>();
+    const add = (value: string, n: number) => sum.set(value, (sum.get(value) ?? 0) + n);
+    for (const { counts, sample } of parts) {
+      for (const [value, n] of counts?.[f] ?? []) add(value, sample.scale === 1 ? n : Math.max(1, Math.round(n * sample.scale)));
+    }
+    for (const [value, n] of others?.[f] ?? []) add(value, n);
+    out[name] = facetList(sum, { exhaustive: true, scale: 1 });
   });
   return out;
 }

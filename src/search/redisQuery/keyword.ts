@@ -3,7 +3,7 @@
 // compound where the index knows it, typo variants for words it does not know, every word first,
 // then documents matching words that carry more than COVERAGE of the query's weight.
 import { joinedWords, type QueryAnalysis, type QueryWord } from '../analysis.js';
-import { COVERAGE, LOOSE_WEIGHT, MINOR_WEIGHT } from '../coverage.js';
+import { COVERAGE, LOOSE_WEIGHT, MINOR_WEIGHT, PARTIAL_TIER_BELOW } from '../coverage.js';
 import type { IndexCommands } from './commands.js';
 import { all, anyOf, termClause, wordExpression } from './query.js';
 import { COMPLETING_FIELDS, F, type Collection } from './schema.js';
@@ -21,6 +21,8 @@ export interface Keyword extends Ranked {
   total: number;
   /** The query that matched (null: browsing, or a query with no words). */
   expr: string | null;
+  /** The partial tier's query and how many it matched, where it ran (too few matched every word). */
+  partial: { expr: string; total: number } | null;
 }
 
 /** A query's words as the index reads them, and per word whether it gets typo variants (the index lacks it). */
@@ -36,8 +38,11 @@ export interface KeywordQuery {
   covering: string | null;
 }
 
-/** What a keyword query matches in all: every word, or enough of them (null: nothing). */
+/** What a keyword query matches in all, where its partial tier runs: every word, or enough of them (null: nothing). */
 export const matchedBy = ({ every, covering }: KeywordQuery): string | null => (every === null ? null : covering === null ? every : `(${every} | ${covering})`);
+
+/** The partial tier of a keyword query: enough of its words, not all (null: it has none). */
+export const partialOf = ({ every, covering }: KeywordQuery): string | null => (every === null || covering === null ? null : `${covering} -${every}`);
 
 /** Queries of more words match all of them only (their subsets would multiply). */
 const MAX_PARTIAL_WORDS = 6;
@@ -87,19 +92,23 @@ export class KeywordSearch {
     return { every, covering };
   }
 
-  /** Keyword hits of the query: every word, then the documents covering enough of it; browsing: the newest. */
+  /**
+   * Keyword hits of the query: every word, then, where fewer than PARTIAL_TIER_BELOW documents
+   * match every word, those covering enough of it (coverage.ts); browsing: the newest.
+   */
   async search(c: Collection, q: KeywordQuery | null, { k, filter }: { k: number; filter: string }): Promise<Keyword> {
     if (q === null) return this.newest(c, filter, k);
     const { every, covering } = q;
-    if (every === null) return { ids: [], scores: [], full: 0, total: 0, expr: null };
+    if (every === null) return { ids: [], scores: [], full: 0, total: 0, expr: null, partial: null };
     const run = async (expr: string): Promise<Keyword> => {
       const found = await this.ft.query(c, all(expr, filter), { args: ['NOCONTENT', 'WITHSCORES', 'SCORER', 'BM25', 'LIMIT', '0', String(k)] });
       const ids = found.rows.map((r) => this.ft.idOf(c, r.key));
-      return { ids, scores: found.rows.map((r) => r.score ?? 0), full: ids.length, total: found.total, expr };
+      return { ids, scores: found.rows.map((r) => r.score ?? 0), full: ids.length, total: found.total, expr, partial: null };
     };
-    if (covering === null) return run(every);
-    // Both tiers at once.
-    const [full, partial] = await Promise.all([run(every), run(`${covering} -${every}`)]);
+    const full = await run(every);
+    if (covering === null || full.total >= PARTIAL_TIER_BELOW) return full;
+    const partialExpr = partialOf(q)!;
+    const partial = await run(partialExpr);
     const room = Math.max(0, k - full.ids.length);
     return {
       ids: [...full.ids, ...partial.ids.slice(0, room)],
@@ -107,6 +116,7 @@ export class KeywordSearch {
       full: full.ids.length,
       total: full.total + partial.total,
       expr: matchedBy(q),
+      partial: { expr: partialExpr, total: partial.total },
     };
   }
 
@@ -159,6 +169,6 @@ export class KeywordSearch {
     const [found, total] = filter
       ? [await this.ft.query(c, filter, { args: sort }), null]
       : await Promise.all([this.ft.query(c, '*', { args: sort, dialect: '4' }), this.ft.count(c, '*')]);
-    return { ids: found.rows.map((r) => this.ft.idOf(c, r.key)), scores: found.rows.map(() => 0), full: found.rows.length, total: total ?? found.total, expr: null };
+    return { ids: found.rows.map((r) => this.ft.idOf(c, r.key)), scores: found.rows.map(() => 0), full: found.rows.length, total: total ?? found.total, expr: null, partial: null };
   }
 }

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { ProductInput } from '../../../src/domain/products.js';
-import { DE_KEYS, EN_KEYS, keysOf, sorted } from '../fixtures.js';
+import { PARTIAL_TIER_BELOW } from '../../../src/search/coverage.js';
+import { DE_KEYS, EN_KEYS, keysOf, productSearch, sorted } from '../fixtures.js';
 import {
   A, domain, engine, progress, readyBeforeStart, assertDescending, assertKeywordRanks, products, productKeys, browse,
 } from './fixtures.js';
@@ -116,6 +117,24 @@ export function keywordCases(): void {
       const fleece = await products(A, { query: 'fleece' });
       assertDescending(fleece.hits, 'fleece');
       assertKeywordRanks(fleece.hits);
+    });
+
+    test(`documents matching enough of the words follow only while fewer than ${PARTIAL_TIER_BELOW} match every word`, async () => {
+      // "zephyr" is rare and "widget" common: a Zephyr gadget covers most of "zephyr widget" without matching it all.
+      const tenant = await domain.services.tenants.create(`partial-${randomUUID().slice(0, 8)}`, 'partial tier');
+      const site = await domain.services.sites.create(tenant.id, { slug: 'shop', name: 'Shop', language: 'en' });
+      const write = (titles: string[]) => domain.services.products.upsertMany(tenant.id, titles.map((title) => ({ siteId: site.id, input: { title, language: 'en' } as ProductInput, source: 'api' })));
+      const full = await write(Array.from({ length: PARTIAL_TIER_BELOW + 10 }, (_, i) => `Zephyr widget ${i}`));
+      await write(Array.from({ length: 600 }, (_, i) => `Widget ${i}`));
+      const [gadget] = await write(['Zephyr gadget']);
+      const search = () => engine.searchProducts(tenant.id, productSearch({ query: 'zephyr widget', limit: 100, offset: 100, facets: ['brand'] }));
+      const many = await search();
+      assert.equal(many.total, PARTIAL_TIER_BELOW + 10, 'every word matched often enough: those alone');
+      assert.ok(!many.hits.some((h) => h.id === gadget.id));
+      for (const { id } of full.slice(0, 20)) await domain.services.products.delete(tenant.id, id);
+      const few = await search();
+      assert.equal(few.total, PARTIAL_TIER_BELOW - 10 + 1, 'fewer match every word: the partial match follows them');
+      assert.deepEqual((await engine.searchProducts(tenant.id, productSearch({ query: 'zephyr widget', limit: 1, offset: PARTIAL_TIER_BELOW - 10 }))).hits.map((h) => h.id), [gadget.id]);
     });
   });
 
