@@ -26,7 +26,7 @@ export function searchRoutes(search: SearchService): Route[] {
       description: 'Keyword: BM25 over the title\'s focus, the rest of the title, search_keywords, brand, category, ' +
         'short_description and description with German and English stemming, German compounds split, umlaut folding, typo ' +
         'tolerance (1 edit from 5 letters, 2 from 9) and prefix matching of the last word; a query equal to a sku or gtin puts ' +
-        'that product first. Products matching every word come first, then those matching words that carry most of the query. ' +
+        'that product first. Products matching every word come first, then, while fewer than 100 match every word, those matching words that carry most of the query. ' +
         'Semantic: cosine over the description vectors above a similarity floor (min_similarity), only for languages the ' +
         'embedding model serves. Hybrid (default): the keyword matches, then the semantic candidates keyword did not find. The ' +
         'query\'s language is language, else the site\'s, else the tenant default; when semantic cannot run the search falls ' +

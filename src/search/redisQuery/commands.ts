@@ -1,8 +1,9 @@
 // The FT commands a search of one collection sends: FT.SEARCH and FT.AGGREGATE with their replies
-// parsed (replies.ts), and document ids from keys. They
+// parsed (replies.ts), FT.SPELLCHECK for the terms an index lacks, and document ids from keys. They
 // go to the master holding the tenant's documents; one that has moved there is not followed, so
 // that the engine checks the indexes there first (engine.ts).
-import { parseAggregateReply, parseSearchReply, type ParsedReply } from './replies.js';
+import { parseAggregateReply, parseSearchReply, parseSpellcheckReply, type ParsedReply } from './replies.js';
+import { termClause } from './query.js';
 import type { Args, IndexRouter } from './router.js';
 import type { Collection } from './schema.js';
 
@@ -43,6 +44,13 @@ export class IndexCommands {
     return parseAggregateReply(
       await this.send(c, ['FT.AGGREGATE', c.index, query, 'LIMIT', '0', String(limit), 'GROUPBY', '1', `@${field}`, 'REDUCE', 'COUNT', '0', 'AS', 'count', ...which, 'DIALECT', '2']),
     );
+  }
+
+  /** The terms among `terms` that the index's dictionary lacks: one look-up for all of them, no posting list read. */
+  async missingTerms(c: Collection, terms: string[]): Promise<Set<string>> {
+    if (terms.length === 0) return new Set();
+    // A quoted term (query.ts termClause) is not checked: it counts as known.
+    return parseSpellcheckReply(await this.send(c, ['FT.SPELLCHECK', c.index, terms.map(termClause).join(' '), 'DIALECT', '2']));
   }
 
   idOf(c: Collection, key: string): string {

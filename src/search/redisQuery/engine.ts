@@ -246,7 +246,7 @@ export class RedisQueryEngine implements SearchEngine {
   private async search(c: Collection, s: ProductSearch | KnowledgeSearch, scope: SearchScope): Promise<SearchResult> {
     const useKeyword = s.mode !== 'semantic' || !s.vector;
     const window = windowOf(s);
-    const query = useKeyword ? await this.keywords.query(c, s.query, scope.planned) : undefined;
+    const query = useKeyword ? this.keywords.query(s.query, scope.planned, c.kind) : undefined;
     // Facets start over what every word matches; the partial tier's matches are added where it runs.
     const matched = query === undefined ? undefined : everyWordUnder(query, scope.filter);
     const limit = ('facetExactLimit' in s && s.facetExactLimit) || FACET_EXACT_LIMIT;

@@ -31,18 +31,13 @@ export interface PlannedWords {
   unknown: boolean[];
 }
 
-/** The query a keyword search runs: every word, and the words covering enough of the query (null: none cover it without every word). */
+/** The query a keyword search runs: every word, with the words and their expressions the partial tier is made of. */
 export interface KeywordQuery {
   /** null: the query has no words (punctuation only) and matches nothing. */
   every: string | null;
-  covering: string | null;
+  words: QueryWord[];
+  expressions: string[];
 }
-
-/** What a keyword query matches in all, where its partial tier runs: every word, or enough of them (null: nothing). */
-export const matchedBy = ({ every, covering }: KeywordQuery): string | null => (every === null ? null : covering === null ? every : `(${every} | ${covering})`);
-
-/** The partial tier of a keyword query: enough of its words, not all (null: it has none). */
-export const partialOf = ({ every, covering }: KeywordQuery): string | null => (every === null || covering === null ? null : `${covering} -${every}`);
 
 /** Queries of more words match all of them only (their subsets would multiply). */
 const MAX_PARTIAL_WORDS = 6;
@@ -55,13 +50,12 @@ export class KeywordSearch {
 
   /**
    * Joins adjacent words where the index holds the joined word ("regen jacke" → regenjacke), and
-   * marks the words it lacks (typo variants, when `typos`), from the term counts kept here.
+   * marks the words it lacks (typo variants, when `typos`), from the terms known here.
    */
   async plan(c: Collection, typed: QueryWord[], analysis: QueryAnalysis, typos: boolean): Promise<PlannedWords> {
     const joins = typed.slice(0, -1).map((w, i) => joinedWords(w, typed[i + 1], analysis));
     const asked = [...new Set([...(typos ? typed.filter((w) => w.fuzzy > 0).flatMap((w) => w.terms) : []), ...joins.flatMap((j) => j.terms)])];
-    const counts = await this.stats.matching(c, asked.map(termClause));
-    const missing = new Set(asked.filter((_, i) => counts[i] === 0));
+    const missing = await this.stats.missing(c, asked);
     const words: QueryWord[] = [];
     const unknown: boolean[] = [];
     for (let i = 0; i < typed.length; i++) {
@@ -78,18 +72,13 @@ export class KeywordSearch {
     return { words, unknown };
   }
 
-  /**
-   * The query of a keyword search: every word, and the sets of words that cover enough of the
-   * query (null: browsing; `every` null: a query without words, which matches nothing).
-   */
-  async query(c: Collection, query: string, { words, unknown }: PlannedWords): Promise<KeywordQuery | null> {
+  /** The query of a keyword search (null: browsing; `every` null: a query without words, which matches nothing). */
+  query(query: string, { words, unknown }: PlannedWords, kind: Collection['kind']): KeywordQuery | null {
     if (!query.trim()) return null;
     // Punctuation only: no word to match (as the built-in engine).
-    if (words.length === 0) return { every: null, covering: null };
-    const expressions = words.map((w, i) => wordExpression(w, unknown[i], COMPLETING_FIELDS[c.kind]));
-    const every = `(${expressions.join(' ')})`;
-    const covering = words.length < 2 || words.length > MAX_PARTIAL_WORDS ? null : await this.covering(c, words, expressions);
-    return { every, covering };
+    if (words.length === 0) return { every: null, words, expressions: [] };
+    const expressions = words.map((w, i) => wordExpression(w, unknown[i], COMPLETING_FIELDS[kind]));
+    return { every: `(${expressions.join(' ')})`, words, expressions };
   }
 
   /**
@@ -98,7 +87,7 @@ export class KeywordSearch {
    */
   async search(c: Collection, q: KeywordQuery | null, { k, filter }: { k: number; filter: string }): Promise<Keyword> {
     if (q === null) return this.newest(c, filter, k);
-    const { every, covering } = q;
+    const { every, words, expressions } = q;
     if (every === null) return { ids: [], scores: [], full: 0, total: 0, expr: null, partial: null };
     const run = async (expr: string): Promise<Keyword> => {
       const found = await this.ft.query(c, all(expr, filter), { args: ['NOCONTENT', 'WITHSCORES', 'SCORER', 'BM25', 'LIMIT', '0', String(k)] });
@@ -106,8 +95,10 @@ export class KeywordSearch {
       return { ids, scores: found.rows.map((r) => r.score ?? 0), full: ids.length, total: found.total, expr, partial: null };
     };
     const full = await run(every);
-    if (covering === null || full.total >= PARTIAL_TIER_BELOW) return full;
-    const partialExpr = partialOf(q)!;
+    if (words.length < 2 || words.length > MAX_PARTIAL_WORDS || full.total >= PARTIAL_TIER_BELOW) return full;
+    const covering = await this.covering(c, words, expressions);
+    if (covering === null) return full;
+    const partialExpr = `${covering} -${every}`;
     const partial = await run(partialExpr);
     const room = Math.max(0, k - full.ids.length);
     return {
@@ -115,7 +106,7 @@ export class KeywordSearch {
       scores: [...full.scores, ...partial.scores.slice(0, room)],
       full: full.ids.length,
       total: full.total + partial.total,
-      expr: matchedBy(q),
+      expr: `(${every} | ${covering})`,
       partial: { expr: partialExpr, total: partial.total },
     };
   }

@@ -88,3 +88,20 @@ export function parseAggregateReply(reply: unknown): ParsedReply {
 export function parseInfoReply(reply: unknown): Map<string, unknown> {
   return new Map(entries(reply));
 }
+
+/**
+ * The terms FT.SPELLCHECK reports as not in the index: RESP2 lists `['TERM', term, suggestions]`
+ * per unknown term; RESP3 is a map `{results: {term: suggestions}}`.
+ */
+export function parseSpellcheckReply(reply: unknown): Set<string> {
+  const unknown = new Set<string>();
+  const top = new Map(entries(reply));
+  if (top.has('results')) {
+    for (const [term] of entries(top.get('results'))) unknown.add(term);
+    return unknown;
+  }
+  for (const row of Array.isArray(reply) ? reply : []) {
+    if (Array.isArray(row) && text(row[0]) === 'TERM') unknown.add(text(row[1]));
+  }
+  return unknown;
+}

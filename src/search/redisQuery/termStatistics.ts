@@ -1,27 +1,31 @@
-// How many documents of a collection match a term or a word's expression, as the keyword planning
-// needs them (keyword.ts): whether the index holds a joined compound or a word at all (typo
-// variants), and the document frequencies behind the coverage weights. Kept in this process, so
-// that a search sends its engine query alone instead of a count per term before it.
+// What the keyword planning (keyword.ts) asks of a collection's index, kept in this process so that
+// a search sends its engine query without a look-up before it: which terms the index holds (a
+// joined compound is read as one word where it does, a word it lacks gets typo variants), and, for
+// the partial tier only, how many documents match a term or a word's expression (the coverage
+// weights).
 //
-// A count is served from memory and read again in the background once it is older than its
-// freshness (stale-while-revalidate); only a count never seen waits for the server. A count of
-// zero stays fresh for less time, so that a word just written becomes known quickly; this
-// process's own writes forget the tenant's counts at once (engine.ts refresh). A count that lags
-// never hides a document: the query always holds each word's exact terms, and a count only decides
-// what is added to them (a joined reading, typo variants) and which words the partial tier needs.
+// An answer is served from memory and read again in the background once it is older than its
+// freshness (stale-while-revalidate); only one never seen waits for the server: the terms a search
+// has not seen yet in one FT.SPELLCHECK (a dictionary look-up), the counts as searches of their
+// own. A term missing or a count of zero stays fresh for less time, so that a word just written
+// becomes known quickly; this process's own writes forget the tenant's answers at once (engine.ts
+// refresh). An answer that lags never hides a document: the query always holds each word's exact
+// terms, and the answers only decide what is added to them (a joined reading, typo variants) and
+// how the partial tier weighs the words.
 import type { IndexCommands } from './commands.js';
 import type { Collection } from './schema.js';
 
 export interface TermStatisticsOptions {
-  /** How long a count of documents is served without reading it again (ms). */
+  /** How long an answer is served without reading it again (ms). */
   freshMs?: number;
-  /** The same for a count of zero: the word may be written any moment (ms). */
+  /** The same for a term the index lacks or a count of zero: the word may be written any moment (ms). */
   zeroFreshMs?: number;
-  /** Counts kept at most (the least recently used go first). */
+  /** Answers kept at most (the least recently used go first). */
   maxEntries?: number;
 }
 
-interface Count {
+/** A count of documents, or whether a term is held (1) or not (0). */
+interface Answer {
   n: number;
   at: number;
   /** The read in flight (a first one, or a refresh). */
@@ -31,8 +35,8 @@ interface Count {
 const DEFAULTS = { freshMs: 60_000, zeroFreshMs: 2_000, maxEntries: 200_000 };
 
 export class TermStatistics {
-  private readonly counts = new Map<string, Count>();
-  /** Tenant → how many times its counts were forgotten (part of their keys). */
+  private readonly answers = new Map<string, Answer>();
+  /** Tenant → how many times its answers were forgotten (part of their keys). */
   private readonly generations = new Map<string, number>();
   private readonly freshMs: number;
   private readonly zeroFreshMs: number;
@@ -47,44 +51,60 @@ export class TermStatistics {
     this.maxEntries = options.maxEntries ?? DEFAULTS.maxEntries;
   }
 
+  /** The terms the index holds in no document. */
+  async missing(c: Collection, terms: readonly string[]): Promise<Set<string>> {
+    // The terms to look up are gathered first, so that one FT.SPELLCHECK reads all of them.
+    const lookup: string[] = [];
+    let done: (held: Set<string> | null, error?: unknown) => void = () => undefined;
+    const batch = new Promise<Set<string> | null>((resolve, reject) => (done = (held, error) => (error ? reject(error) : resolve(held))));
+    batch.catch(() => undefined);
+    const answers = terms.map((term) => this.answer(c, `t\u0000${term}`, () => {
+      lookup.push(term);
+      return batch.then((unknown) => (unknown!.has(term) ? 0 : 1));
+    }));
+    if (lookup.length > 0) this.ft.missingTerms(c, lookup).then((unknown) => done(unknown), (error) => done(null, error));
+    const held = await Promise.all(answers);
+    return new Set(terms.filter((_, i) => held[i] === 0));
+  }
+
   /** How many documents each query matches ('*': the collection's size). */
   matching(c: Collection, queries: readonly string[]): Promise<number[]> {
-    return Promise.all(queries.map((q) => this.matchingOne(c, q)));
+    return Promise.all(queries.map((q) => this.answer(c, `n\u0000${q}`, () => this.ft.count(c, q))));
   }
 
   /**
-   * The tenant's counts are forgotten: its documents changed in this process. Its keys move to a
+   * The tenant's answers are forgotten: its documents changed in this process. Its keys move to a
    * new generation; the old ones are never asked for again and leave as the least recently used.
    */
   forget(tenantId: string): void {
     this.generations.set(tenantId, (this.generations.get(tenantId) ?? 0) + 1);
   }
 
-  private matchingOne(c: Collection, query: string): Promise<number> | number {
-    const key = `${c.index}\u0000${this.generations.get(c.tenantId) ?? 0}\u0000${query}`;
-    const now = Date.now();
-    const known = this.counts.get(key);
+  /** The answer kept under `what`, or `read` (which must not wait on this call's own result). */
+  private answer(c: Collection, what: string, read: () => Promise<number>): Promise<number> | number {
+    const key = `${c.index}\u0000${this.generations.get(c.tenantId) ?? 0}\u0000${what}`;
+    const known = this.answers.get(key);
     if (known) {
       // The most recently used last: the first ones in the map are dropped when it is full.
-      this.counts.delete(key);
-      this.counts.set(key, known);
-      if (known.reading && known.at === 0) return known.reading;
-      const fresh = now - known.at < (known.n === 0 ? this.zeroFreshMs : this.freshMs);
-      if (!fresh && !known.reading) known.reading = this.read(c, query, known).catch(() => ((known.reading = null), known.n));
+      this.answers.delete(key);
+      this.answers.set(key, known);
+      if (known.at === 0) return known.reading!;
+      const fresh = Date.now() - known.at < (known.n === 0 ? this.zeroFreshMs : this.freshMs);
+      if (!fresh && !known.reading) known.reading = this.settle(known, read()).catch(() => ((known.reading = null), known.n));
       return known.n;
     }
-    const entry: Count = { n: 0, at: 0, reading: null };
-    entry.reading = this.read(c, query, entry).catch((error) => {
-      this.counts.delete(key);
+    const entry: Answer = { n: 0, at: 0, reading: null };
+    entry.reading = this.settle(entry, read()).catch((error) => {
+      this.answers.delete(key);
       throw error;
     });
-    this.counts.set(key, entry);
-    if (this.counts.size > this.maxEntries) this.counts.delete(this.counts.keys().next().value!);
+    this.answers.set(key, entry);
+    if (this.answers.size > this.maxEntries) this.answers.delete(this.answers.keys().next().value!);
     return entry.reading;
   }
 
-  private async read(c: Collection, query: string, entry: Count): Promise<number> {
-    const n = await this.ft.count(c, query);
+  private async settle(entry: Answer, reading: Promise<number>): Promise<number> {
+    const n = await reading;
     entry.n = n;
     entry.at = Date.now();
     entry.reading = null;
