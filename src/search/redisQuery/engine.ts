@@ -20,7 +20,7 @@ import {
 import { FACET_EXACT_LIMIT, FACET_VALUES, facetSample } from '../facets.js';
 import { queryCodes } from '../productValues.js';
 import { IndexCommands } from './commands.js';
-import { FacetCounter, facetLists } from './facets.js';
+import { FacetCounter, facetLists, type ValueCounts } from './facets.js';
 import { KeywordSearch, type Keyword, type KeywordQuery, type PlannedWords, type Ranked } from './keyword.js';
 import { ModelIndexes } from './modelIndexes.js';
 import { accessFilter, all, entryFilter, productFilterParts, tagAny, tagNone, variantFilter, type ProductFilterParts } from './query.js';
@@ -282,8 +282,21 @@ export class RedisQueryEngine implements SearchEngine {
     }
     const page = hits.slice(s.offset, s.offset + s.limit);
     if (scope.facets.length === 0) return { hits: page, total, facets: {} };
-    const partial = keywordFound?.partial ?? null;
-    const fullTotal = (keywordFound?.total ?? 0) - (partial?.total ?? 0);
+    return { hits: page, total, ...(await this.finishFacets(c, scope, { keyword: keywordFound, matched, matchingCounts, top, limit, extra })) };
+  }
+
+  /**
+   * The facets of a search whose counts over every word's matches are in (or, for a semantic
+   * search, not asked for): the partial tier's matches and the documents found apart added.
+   */
+  private async finishFacets(
+    c: Collection, scope: SearchScope,
+    { keyword, matched, matchingCounts, top, limit, extra }: {
+      keyword: Keyword | null; matched: string | null | undefined; matchingCounts: ValueCounts | null; top: number | null; limit: number; extra: string[];
+    },
+  ): Promise<Pick<SearchResult, 'facets' | 'facetsExhaustive'>> {
+    const partial = keyword?.partial ?? null;
+    const fullTotal = (keyword?.total ?? 0) - (partial?.total ?? 0);
     // Counts added together need every value: those of the partial tier, of a code outside the query's matches (rare).
     const adding = top !== null && (extra.length > 0 || partial !== null);
     const [counts, partialCounts, others] = await Promise.all([
@@ -293,7 +306,7 @@ export class RedisQueryEngine implements SearchEngine {
     ]);
     const parts = [{ counts, sample: facetSample(fullTotal, Math.min(fullTotal, limit)) }];
     if (partial && partialCounts) parts.push({ counts: partialCounts, sample: facetSample(partial.total, Math.min(partial.total, limit)) });
-    return { hits: page, total, facets: facetLists(scope.facets, parts, others), facetsExhaustive: parts.every((p) => p.sample.exhaustive) };
+    return { facets: facetLists(scope.facets, parts, others), facetsExhaustive: parts.every((p) => p.sample.exhaustive) };
   }
 
   /** The query's words as the index reads them (none when only semantic ranking runs). */
