@@ -38,7 +38,8 @@ export const keys = {
   /**
    * A product's vectors, v:<model>:<name> (store/vectors.ts), in a hash of their own, and with the
    * Redis Query Engine the search fields a vector search filters on (f:*, the stable ones): a
-   * change of price or stock never makes the server index a vector again.
+   * change of price or stock never makes the server index a vector again. Made by the product's
+   * first vectors (lua/storeVectors-7.lua): a product without vectors has none.
    */
   productVectors: (t: string, id: string) => `${tenantPrefix(t)}:product-vectors:${id}`,
   /**
