@@ -278,7 +278,7 @@ function planSearch(indexName, params) {
     if (range.max !== undefined) kcsFilters[`${name}_max`] = range.max;
   }
   if (Object.keys(kcsFilters).length > 0) body.filters = kcsFilters;
-  return { body, query, page, hitsPerPage, wantsHits, facets, tags, impossible: filters.impossible || ranges.impossible };
+  return { body, query, page, hitsPerPage, wantsHits, facets, tags, snippetWords: words ?? FALLBACK_SNIPPET_WORDS, impossible: filters.impossible || ranges.impossible };
 }
 
 /** The facets asked, each with the name kcs counts it by and its kind (value counts or stats). */
@@ -593,7 +593,7 @@ function toHit(hit, plan) {
     for (const field of HIGHLIGHTED) {
       if (typeof product[field] === 'string') highlightResult[field] = highlight(product[field], plan.query, pre, post);
     }
-    if (highlightResult.description) snippetResult.description = snippetOf(highlightResult.description, pre);
+    if (highlightResult.description) snippetResult.description = snippetOf(highlightResult.description, pre, plan.snippetWords);
   }
   return { ...product, objectID: hit.id, _highlightResult: highlightResult, _snippetResult: snippetResult };
 }
