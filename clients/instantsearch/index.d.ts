@@ -27,14 +27,26 @@ export interface SearchParams {
   page?: number;
   /** 0–100 (kcs's limit). */
   hitsPerPage?: number;
-  /** brand, category, availability, or `*`. */
+  /**
+   * Value facets: brand, category, availability, `category.lvl0` … `category.lvl3`, `attributes.<name>`
+   * (a name in the tenant's `facet_attributes`), or `*` (the first three); numeric facets
+   * `price_current` (or `price`) and `rating_average`, answered in `facets_stats`. At most 10.
+   */
   facets?: string | readonly string[];
-  /** `brand:Acme`, `availability:InStock`, `category:Tools`, `in_stock:true`, `attributes.<name>:<value>`. */
+  /**
+   * `brand:Acme`, `availability:InStock`, `category:Tools`, `in_stock:true`, `attributes.<name>:<value>`,
+   * `category.lvl1:Herren > Jacken` (the category is that path or below it).
+   */
   facetFilters?: FilterList;
-  /** On the price: `price>=10`, `price<=100`, `price>10`, `price=5`, `price:10 TO 100`. */
+  /** On `price_current` (or `price`) and `rating_average`: `>=`, `<=`, `>`, `<`, `=`, `price_current:10 TO 100`. */
   numericFilters?: FilterList;
+  /** The tags kcs marks matched words with (≤ 50 characters each); default `<em>`, `</em>`. */
   highlightPreTag?: string;
   highlightPostTag?: string;
+  /** `[]`: no highlight asked of kcs. */
+  attributesToHighlight?: readonly string[];
+  /** `['description:30']`: the words of the description's snippet (kcs `snippet_words`, 1–100; default 20). */
+  attributesToSnippet?: string | readonly string[];
   /** searchForFacetValues: the facet, the text typed, and how many values to return. */
   facetName?: string;
   facetQuery?: string;
@@ -43,7 +55,11 @@ export interface SearchParams {
 }
 
 export interface SearchRequest {
-  /** A kcs site: its slug or id (empty: every site). */
+  /**
+   * A kcs site: its slug or id (empty: every site), optionally sorted, as typesense-instantsearch-adapter
+   * names replica indexes: `shop-de/sort/price_current:asc`, `shop-de/sort/rating_average:desc,price_current:asc`
+   * (fields price_current, rating_average, created_at, updated_at, title; `_text_match:desc` for relevance; ≤ 3).
+   */
   indexName: string;
   params?: SearchParams | string;
   /** `facet`: a search for facet values in `facet` (algoliasearch v5 style). */
@@ -58,14 +74,30 @@ export interface HighlightResult {
   fullyHighlighted: boolean;
 }
 
-/** A kcs product (every field the key may see) with Algolia's objectID and highlight. */
+export interface SnippetResult {
+  value: string;
+  matchLevel: 'none' | 'partial' | 'full';
+}
+
+/** A kcs product (every field the key may see) with Algolia's objectID, highlight and snippet. */
 export interface Hit {
   objectID: string;
   id: string;
   title: string;
   brand: string | null;
   [field: string]: unknown;
-  _highlightResult: { title?: HighlightResult; brand?: HighlightResult };
+  /** From kcs's `highlight` (the words kcs matched: stems, compound parts, typo variants, prefixes), values unescaped. */
+  _highlightResult: { title?: HighlightResult; brand?: HighlightResult; description?: HighlightResult };
+  /** kcs's snippet of the description: about `snippet_words` words around the best passage, `…` where cut. */
+  _snippetResult: { description?: SnippetResult };
+}
+
+/** Algolia's statistics of a numeric facet (kcs `facets_stats`); absent where no match has the field. */
+export interface FacetStats {
+  min: number;
+  max: number;
+  avg: number;
+  sum?: number;
 }
 
 export interface SearchResult {
@@ -74,8 +106,10 @@ export interface SearchResult {
   page: number;
   nbPages: number;
   hitsPerPage: number;
-  /** Facet → value → count. */
+  /** Facet → value → count (`{}` for a numeric facet: its figures are in facets_stats). */
   facets: Record<string, Record<string, number>>;
+  /** Per numeric facet asked (price_current, rating_average). */
+  facets_stats?: Record<string, FacetStats>;
   exhaustiveNbHits: boolean;
   exhaustiveFacetsCount: boolean;
   exhaustive: { nbHits: boolean; facetsCount: boolean };
@@ -98,7 +132,12 @@ export interface SearchForFacetValuesResult {
 }
 
 export interface KcsSearchClient {
+  /**
+   * One kcs search per request: a lone one by POST /search/products, a batch by POST /search/multi
+   * (10 a call), `type: 'facet'` requests by POST /search/facet-values; any failing search rejects the call.
+   */
   search(requests: readonly SearchRequest[]): Promise<{ results: Array<SearchResult | SearchForFacetValuesResult> }>;
+  /** POST /search/facet-values for each: the values of a value facet matching `facetQuery` as a prefix. */
   searchForFacetValues(requests: readonly SearchRequest[]): Promise<SearchForFacetValuesResult[]>;
   clearCache(): Promise<void>;
 }
@@ -112,5 +151,14 @@ export interface KcsSearchError extends Error {
 
 export function createSearchClient(options: KcsSearchClientOptions): KcsSearchClient;
 
-/** Algolia's highlight of one value for a query (exported for templates that highlight other fields). */
+/**
+ * Algolia's highlight of one value for a query, in the browser: words beginning with a query word
+ * (the adapter's fallback where kcs's answer has no highlight; exported for templates that highlight other fields).
+ */
 export function highlight(value: string, query: string, preTag?: string, postTag?: string): HighlightResult;
+
+/** The site and the kcs sort an index name stands for (`shop-de/sort/price_current:asc`). */
+export function parseIndexName(indexName: string): {
+  site: string;
+  sort: Array<Partial<Record<'price_current' | 'rating_average' | 'created_at' | 'updated_at' | 'title', 'asc' | 'desc'>> | { relevance: 'desc' }>;
+};
