@@ -2,7 +2,7 @@
 // very same ones: the in-process query sets, the related-products rows, the recall cases with
 // their exact answers (brute force, computed once), and the HTTP request bodies. A site filter
 // holds the site's slug until a column binds it to its server's site id (Column.bind).
-import type { ProductFacet, ProductFilters, ProductSearch } from '../../src/search/engine.js';
+import type { FacetName, ProductFilters, ProductSearch } from '../../src/search/engine.js';
 import { summarize, type Timing } from './harness.js';
 import { Rng } from './rng.js';
 import type { Catalogued } from './searchCatalogue.js';
@@ -17,7 +17,7 @@ export const search = (s: Partial<Omit<ProductSearch, 'filters'>> & { filters?: 
   filters: { variantStrategy: 'all', ...s.filters },
 });
 
-export const FACETS: ProductFacet[] = ['brand', 'category', 'availability'];
+export const FACETS: FacetName[] = ['brand', 'category', 'availability'];
 
 /** A query set: its summary row, its searches after untimed warm-up ones, a target, and the share of them that may find nothing (they are built to match). */
 interface QuerySet {
@@ -138,7 +138,7 @@ export interface HttpBody {
   limit: number;
   site_id?: string;
   filters?: { brand?: string[]; price_min?: number; price_max?: number; in_stock?: boolean };
-  facets?: ProductFacet[];
+  facets?: FacetName[];
 }
 
 /** The HTTP request body of an engine search (bound to a server: its site id). */

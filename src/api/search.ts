@@ -7,7 +7,7 @@ import { defineRoute, json, type Route } from '../http/route.js';
 import { EntryIdParams } from '../schemas/knowledgeEntries.js';
 import { ProductIdParams } from '../schemas/products.js';
 import {
-  KnowledgeSearchRequest, KnowledgeSearchResult, ProductSearchRequest, ProductSearchResult, RelatedEntriesQuery, RelatedQuery, StorefrontSearchResult,
+  FacetValuesRequest, FacetValuesResult, KnowledgeSearchRequest, KnowledgeSearchResult, ProductSearchRequest, ProductSearchResult, RelatedEntriesQuery, RelatedQuery, StorefrontSearchResult,
 } from '../schemas/search.js';
 import { callerOf } from './knowledgeEntries.js';
 
@@ -41,6 +41,18 @@ export function searchRoutes(search: SearchService): Route[] {
         // Whole products are answered as stored, unparsed (http/jsonText.ts).
         return answerWithDocuments(await search.searchProductTexts(tenant, body), 'product');
       },
+    }),
+    defineRoute({
+      method: 'POST', path: '/api/knowledge/search/facet-values', readOnly: true, tags, summary: 'Search the values of a facet',
+      description: 'The values of one facet (brand, category, availability, category.lvlN, attributes.<name> of facet_attributes) that start ' +
+        'with facet_query, or have a word that does (case and diacritics ignored), counted under the search\'s query and filters as ' +
+        'the facets of /search/products count them; most frequent first, the first max_values, each with the typed prefix marked ' +
+        '(highlight_pre_tag / highlight_post_tag). For a searchable refinement list (InstantSearch searchForFacetValues).' + STOREFRONT_NOTE,
+      auth: storefront,
+      cors: 'key',
+      body: FacetValuesRequest,
+      responses: { 200: { description: 'The matching values with their counts', schema: FacetValuesResult } },
+      handler: async ({ tenant, body }) => json(200, await search.facetValues(tenant, body)),
     }),
     defineRoute({
       method: 'GET', path: '/api/knowledge/products/:product_id/related', tags, summary: 'Products related to a product',

@@ -3,9 +3,11 @@
 // engine's hits.
 import type { Static } from '@sinclair/typebox';
 import type { QueryEmbedders } from '../embed/queryEmbedders.js';
-import type { KnowledgeSearchRequest, ProductSearchRequest } from '../schemas/search.js';
-import type { EntryAccess, Hit, SearchEngine, SearchMode, SearchRequest, SearchResult } from '../search/engine.js';
-import { NotFoundError } from './errors.js';
+import type { FacetValuesRequest, KnowledgeSearchRequest, ProductSearchRequest } from '../schemas/search.js';
+import type { EntryAccess, FacetName, Hit, ProductSearch, SearchEngine, SearchMode, SearchRequest, SearchResult, SortKey, StatField } from '../search/engine.js';
+import { markPrefix, QueryHighlighter } from '../search/highlight.js';
+import { CATEGORY_LEVELS, isStatField, parseFacet, pathFilter, PLAIN_FACETS, STAT_FIELDS } from '../search/productFacets.js';
+import { InvalidError, NotFoundError } from './errors.js';
 import { readableVisibilities, type Caller, type EntryView, type KnowledgeEntryService } from './knowledgeEntries.js';
 import type { ProductService, ProductView } from './products.js';
 import type { SiteService } from './sites.js';
@@ -13,6 +15,13 @@ import type { Tenant } from '../schemas/records.js';
 import type { Page } from '../store/docs.js';
 
 type ProductSearchInput = Static<typeof ProductSearchRequest>;
+type FacetValuesInput = Static<typeof FacetValuesRequest>;
+
+export interface FacetValuesAnswer {
+  facet: string;
+  values: { value: string; count: number; highlighted: string }[];
+  facets_exhaustive: boolean;
+}
 type KnowledgeSearchInput = Static<typeof KnowledgeSearchRequest>;
 
 interface Answer<D> {
@@ -21,6 +30,7 @@ interface Answer<D> {
   facets: SearchResult['facets'];
   /** Product searches: false when the facets were counted over a sample of the matches. */
   facets_exhaustive?: boolean;
+  facets_stats?: SearchResult['facetsStats'];
   mode: SearchMode;
   semantic_fallback: string | null;
   engine: string;
@@ -85,7 +95,9 @@ export class SearchService {
     const started = performance.now();
     const { result, plan } = await this.findProducts(tenant, input);
     const hits = await this.withProducts(tenant.id, result.hits);
-    return { ...productAnswer(result), hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
+    const highlighter = highlighterOf(input, plan);
+    const marked = highlighter ? hits.map((h) => ({ ...h, highlight: highlighter.product(h.product) })) : hits;
+    return { ...productAnswer(result), hits: marked, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
   }
 
   /** searchProducts with each hit's product as JSON text (ProductService.viewTexts): what the HTTP route answers. */
@@ -93,23 +105,48 @@ export class SearchService {
     const started = performance.now();
     const { result, plan } = await this.findProducts(tenant, input);
     const texts = await this.products.viewTexts(tenant.id, result.hits.map((h) => h.id));
+    const highlighter = highlighterOf(input, plan);
     // A product deleted since the engine saw it is left out.
-    const hits = result.hits.flatMap((h, i) => (texts[i] ? [{ ...h, documentJson: texts[i]! }] : []));
+    const hits = result.hits.flatMap((h, i) => {
+      const documentJson = texts[i];
+      if (!documentJson) return [];
+      return [highlighter ? { ...h, documentJson, highlight: highlighter.product(JSON.parse(documentJson) as HighlightedFields) } : { ...h, documentJson }];
+    });
     return { ...productAnswer(result), hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
   }
 
+  /**
+   * Facet value search: the values of one facet matching a typed prefix, counted under the
+   * search's query and filters, with the prefix marked.
+   */
+  async facetValues(tenant: Tenant, input: FacetValuesInput): Promise<FacetValuesAnswer> {
+    const { facets } = facetsOf([input.facet], tenant.settings.facet_attributes ?? [], ['facet']);
+    if (facets.length === 0) throw InvalidError.at(['facet'], `${input.facet} has values only as facets_stats (min, max, avg): it has no values to search`);
+    const prefix = input.facet_query ?? '';
+    const { result } = await this.findProducts(tenant, { ...input, facets: [input.facet], limit: 1, offset: 0 }, { facetPrefix: prefix, facetValues: input.max_values ?? 10 });
+    const tags = { preTag: input.highlight_pre_tag ?? '<mark>', postTag: input.highlight_post_tag ?? '</mark>' };
+    const values = (result.facets[facets[0]] ?? []).map(({ value, count }) => ({ value, count, highlighted: markPrefix(value, prefix, tags) ?? escapeHtml(value) }));
+    return { facet: input.facet, values, facets_exhaustive: result.facetsExhaustive ?? true };
+  }
+
   /** The engine's hits of a product search, and the plan it ran under. */
-  private async findProducts(tenant: Tenant, input: ProductSearchInput): Promise<{ result: SearchResult; plan: Plan }> {
+  private async findProducts(
+    tenant: Tenant, input: ProductSearchInput, narrowing: Pick<ProductSearch, 'facetPrefix' | 'facetValues'> = {},
+  ): Promise<{ result: SearchResult; plan: Plan }> {
     const site = input.site_id !== undefined ? await this.sites.resolve(tenant.id, input.site_id) : undefined;
     const siteId = site?.id;
     const query = input.query ?? '';
     const language = input.language ?? site?.language ?? (await this.sites.defaultLanguage(tenant.id));
     const plan = await this.plan(tenant.id, { query, requested: input.mode ?? 'hybrid', language, minSimilarity: input.min_similarity });
     const f = input.filters ?? {};
+    const { facets, stats } = facetsOf(input.facets ?? [], tenant.settings.facet_attributes ?? []);
     const result = await this.engine.searchProducts(tenant.id, {
       ...this.request(query, plan, input),
-      facets: input.facets ?? [],
+      facets,
+      stats,
+      sort: (input.sort ?? []).map(sortKeyOf),
       facetExactLimit: this.facetExactLimit,
+      ...narrowing,
       filters: {
         siteId,
         language: input.language,
@@ -118,6 +155,9 @@ export class SearchService {
         availability: f.availability,
         priceMin: f.price_min,
         priceMax: f.price_max,
+        ratingMin: f.rating_min,
+        ratingMax: f.rating_max,
+        categoryPath: f.category_path === undefined ? undefined : pathFilter(f.category_path),
         inStock: f.in_stock,
         attributes: f.attributes && Object.fromEntries(Object.entries(f.attributes).map(([k, v]) => [k, Array.isArray(v) ? v : [v]])),
         variantStrategy: tenant.settings.variant_strategy,
@@ -222,10 +262,53 @@ export class SearchService {
   }
 }
 
-/** A product search's result as answered: facets_exhaustive beside the facets. */
-function productAnswer({ facetsExhaustive, ...result }: SearchResult) {
-  return { ...result, facets_exhaustive: facetsExhaustive ?? true };
+/** A product search's result as answered: facets_exhaustive and facets_stats beside the facets. */
+function productAnswer({ facetsExhaustive, facetsStats, ...result }: SearchResult) {
+  return { ...result, facets_exhaustive: facetsExhaustive ?? true, ...(facetsStats ? { facets_stats: facetsStats } : {}) };
 }
+
+/**
+ * The asked facets as the engine counts them (value facets, numeric stats), each once; an
+ * attribute the tenant has not made facetable, or a name that is no facet, is a 422 at its place.
+ */
+function facetsOf(asked: string[], facetable: readonly string[], at: (string | number)[] = ['facets']): { facets: FacetName[]; stats: StatField[] } {
+  const facets = new Set<FacetName>();
+  const stats = new Set<StatField>();
+  asked.forEach((name, i) => {
+    const loc = at[0] === 'facets' ? [...at, i] : at;
+    if (isStatField(name)) return void stats.add(name);
+    const facet = parseFacet(name);
+    if (!facet) {
+      throw InvalidError.at(loc, `${name} is not a facet: ${PLAIN_FACETS.join(', ')}, category.lvl0 … category.lvl${CATEGORY_LEVELS - 1}, ` +
+        `attributes.<name> of the settings' facet_attributes, ${STAT_FIELDS.join(', ')}`, 'facet_unknown');
+    }
+    if (facet.kind === 'attribute' && !facetable.includes(facet.attribute)) {
+      throw InvalidError.at(loc, `The attribute ${facet.attribute} is not facetable: add it to facet_attributes in PUT /api/knowledge/settings ` +
+        `(facetable now: ${facetable.length > 0 ? facetable.join(', ') : 'none'})`, 'facet_not_facetable');
+    }
+    facets.add(facet.kind === 'attribute' ? `attributes.${facet.attribute}` : facet.name);
+  });
+  return { facets: [...facets], stats: [...stats] };
+}
+
+const sortKeyOf = (entry: Record<string, string | undefined>): SortKey => {
+  const [field, direction] = Object.entries(entry).find(([, v]) => v !== undefined)!;
+  return { field: field as SortKey['field'], direction: direction as SortKey['direction'] };
+};
+
+/** The fields a highlight marks. */
+type HighlightedFields = { title: string | null; brand: string | null; description: string | null };
+
+/** The search's highlighter, when it asks for highlights. */
+function highlighterOf(input: ProductSearchInput, plan: Plan): QueryHighlighter | null {
+  if (!input.highlight) return null;
+  return new QueryHighlighter(input.query ?? '', {
+    language: plan.language, preTag: input.highlight_pre_tag ?? '<mark>', postTag: input.highlight_post_tag ?? '</mark>', snippetWords: input.snippet_words ?? 20,
+  });
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
 
 const EMBEDDING_OFF = 'embedding is off (KCS_EMBEDDER=none)';
 const elapsed = (started: number) => Math.round((performance.now() - started) * 100) / 100;

@@ -7,7 +7,10 @@ import { ConflictError, InvalidError, NotFoundError } from './errors.js';
 import type { Tenant, User } from '../schemas/records.js';
 import type { Page } from '../store/docs.js';
 
-export const DEFAULT_SETTINGS: Tenant['settings'] = { variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0 };
+export const DEFAULT_SETTINGS: Tenant['settings'] = { variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0, facet_attributes: [] };
+
+/** A stored tenant with the settings added since it was stored at their defaults. */
+const withDefaults = (tenant: Tenant | null): Tenant | null => tenant && { ...tenant, settings: { ...DEFAULT_SETTINGS, ...tenant.settings } };
 const SLUG_RE = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
 
 /**
@@ -46,7 +49,7 @@ export class TenantService {
     const hit = this.cache.get(slug);
     if (hit && hit.until > now) return hit.tenant;
     const id = await this.repo.idBySlug(slug);
-    const tenant = id ? await this.repo.get(id) : null;
+    const tenant = withDefaults(id ? await this.repo.get(id) : null);
     // Re-inserted so the first key is the oldest: hosts naming unknown tenants (any client can send
     // them) must not grow the cache without bound.
     this.cache.delete(slug);
@@ -61,8 +64,8 @@ export class TenantService {
     return tenant;
   }
 
-  list(): Promise<Tenant[]> {
-    return this.repo.list();
+  async list(): Promise<Tenant[]> {
+    return (await this.repo.list()).map((t) => withDefaults(t)!);
   }
 
   count(): Promise<number> {
@@ -70,8 +73,10 @@ export class TenantService {
   }
 
   async updateSettings(tenant: Tenant, changes: Static<typeof TenantSettingsUpdate>, actor: AuditActor = SYSTEM_ACTOR): Promise<Tenant> {
-    const current = (await this.repo.get(tenant.id)) ?? tenant;
+    const current = withDefaults(await this.repo.get(tenant.id)) ?? tenant;
     const next: Tenant = { ...current, settings: { ...current.settings, ...changes } };
+    // Names are compared lower-case (as attribute filters compare them), each listed once.
+    if (changes.facet_attributes) next.settings.facet_attributes = [...new Set(changes.facet_attributes.map((n) => n.trim().toLowerCase()))];
     await this.repo.saveSettings(next, actor);
     this.cache.delete(next.slug);
     return next;

@@ -4,9 +4,26 @@
 import type { Reply } from './route.js';
 
 /** A 200 reply of a search answer whose hits carry their document as JSON text under `key`. */
-export function answerWithDocuments(answer: { hits: { id: string; score: number; ranks: unknown; documentJson: string }[] }, key: string): Reply {
+export function answerWithDocuments(answer: { hits: DocumentHit[] }, key: string): Reply {
+  return { status: 200, raw: { contentType: 'application/json', data: answerText(answer, key) } };
+}
+
+/** A hit whose document is JSON text; `highlight` where the search asked for it. */
+export interface DocumentHit {
+  id: string;
+  score: number;
+  ranks: unknown;
+  documentJson: string;
+  highlight?: unknown;
+}
+
+/** The JSON text of a search answer whose hits carry their document as JSON text under `key`. */
+export function answerText(answer: { hits: DocumentHit[] }, key: string): string {
   const { hits, ...rest } = answer;
   const parts: string[] = [];
-  for (const h of hits) parts.push(`{"id":${JSON.stringify(h.id)},"score":${JSON.stringify(h.score)},"ranks":${JSON.stringify(h.ranks)},${JSON.stringify(key)}:${h.documentJson}}`);
-  return { status: 200, raw: { contentType: 'application/json', data: `{"hits":[${parts.join(',')}],${JSON.stringify(rest).slice(1)}` } };
+  for (const h of hits) {
+    const highlight = h.highlight === undefined ? '' : `,"highlight":${JSON.stringify(h.highlight)}`;
+    parts.push(`{"id":${JSON.stringify(h.id)},"score":${JSON.stringify(h.score)},"ranks":${JSON.stringify(h.ranks)},${JSON.stringify(key)}:${h.documentJson}${highlight}}`);
+  }
+  return `{"hits":[${parts.join(',')}],${JSON.stringify(rest).slice(1)}`;
 }

@@ -193,6 +193,10 @@ class ErrorWalker {
             if (!(schema.properties && key in schema.properties)) this.walk(extra as TSchema, item, [...loc, key]);
           }
         }
+        // An object that names one of several fields (a sort entry).
+        const given = Object.keys(record).filter((key) => record[key] !== undefined).length;
+        if (schema.minProperties !== undefined && given < schema.minProperties) push('too_short', `Object should have at least ${plural(schema.minProperties, 'field')}`);
+        if (schema.maxProperties !== undefined && given > schema.maxProperties) push('too_long', `Object should have at most ${plural(schema.maxProperties, 'field')}, not ${given}`);
         return;
       }
       case 'array': {

@@ -1,11 +1,13 @@
 // The SearchEngine port: what the search service asks of an engine, whichever it is (the built-in
 // in-memory replica on plain Redis, or the Redis Query Engine). Engines return ids, scores and
 // ranks; the service loads the documents themselves, so both engines answer the same shape.
-import type { PRODUCT_FACETS } from '../schemas/search.js';
+import type { FacetName, StatField } from './productFacets.js';
+import type { SortKey } from './productSort.js';
 
+export type { FacetName, StatField } from './productFacets.js';
+export type { SortKey } from './productSort.js';
 export type SearchMode = 'keyword' | 'semantic' | 'hybrid';
 export type VariantStrategy = 'all' | 'children_only' | 'parents_only';
-export type ProductFacet = (typeof PRODUCT_FACETS)[number];
 
 export interface ProductFilters {
   siteId?: string;
@@ -15,6 +17,10 @@ export interface ProductFilters {
   availability?: string[];
   priceMin?: number;
   priceMax?: number;
+  ratingMin?: number;
+  ratingMax?: number;
+  /** Lower-case category path: the product's category is it or below it (productFacets.ts categoryPaths). */
+  categoryPath?: string;
   inStock?: boolean;
   /** Attribute name → accepted values (any of them; case-insensitive). */
   attributes?: Record<string, string[]>;
@@ -43,7 +49,19 @@ export interface SearchRequest {
 
 export interface ProductSearch extends SearchRequest {
   filters: ProductFilters;
-  facets: ProductFacet[];
+  /** Value facets to count (productFacets.ts FacetName). */
+  facets: FacetName[];
+  /** Numeric fields to answer min, max and average of over the matches. */
+  stats?: StatField[];
+  /** The order within each tier of hits (empty: relevance). */
+  sort?: SortKey[];
+  /**
+   * Facet value search: only values matching this prefix (folded; of the value or a word of it)
+   * are listed, up to `facetValues`.
+   */
+  facetPrefix?: string;
+  /** How many values a facet lists (default FACET_VALUES, facets.ts). */
+  facetValues?: number;
   /** Facets are exact over at most this many matches, and sampled beyond (default FACET_EXACT_LIMIT, facets.ts). */
   facetExactLimit?: number;
 }
@@ -90,9 +108,20 @@ export interface SearchResult {
   hits: Hit[];
   /** Documents matched: every keyword match, plus the semantic candidates (at most the window). */
   total: number;
-  facets: Partial<Record<ProductFacet, FacetCount[]>>;
+  /** Per asked facet, by its name as asked. */
+  facets: Partial<Record<FacetName, FacetCount[]>>;
+  /** Per asked numeric field: min, max and average over the matches that have it. */
+  facetsStats?: Partial<Record<StatField, FacetStats>>;
   /** False when the facets were counted over a sample of the matches (facets.ts); absent: exact. */
   facetsExhaustive?: boolean;
+}
+
+export interface FacetStats {
+  min: number | null;
+  max: number | null;
+  avg: number | null;
+  /** Matches that have the field. */
+  count: number;
 }
 
 export interface RelatedRequest {

@@ -129,7 +129,9 @@ describe('POST /api/knowledge/search/products', () => {
     await bad({ offset: 1001 }, [err(['body', 'offset'], 'Input should be less than or equal to 1000', 'less_than_equal')]);
     await bad({ offset: -1 }, [err(['body', 'offset'], 'Input should be greater than or equal to 0', 'greater_than_equal')]);
     await bad({ mode: 'fuzzy' }, [err(['body', 'mode'], "Input should be 'hybrid', 'keyword' or 'semantic'", 'enum')]);
-    await bad({ facets: ['brand', 'color'] }, [err(['body', 'facets', 1], "Input should be 'brand', 'category' or 'availability'", 'enum')]);
+    await bad({ facets: ['brand', 'color'] }, [err(['body', 'facets', 1],
+      "color is not a facet: brand, category, availability, category.lvl0 … category.lvl3, attributes.<name> of the settings' facet_attributes, price_current, rating_average",
+      'facet_unknown')]);
     await bad({ filters: { price_min: -1 } }, [err(['body', 'filters', 'price_min'], 'Input should be greater than or equal to 0', 'greater_than_equal')]);
     await bad({ filters: { in_stock: 'yes' } }, [err(['body', 'filters', 'in_stock'], 'Input should be a valid boolean', 'bool_type')]);
     await bad({ query: 'x'.repeat(501) }, [err(['body', 'query'], 'String should have at most 500 characters', 'string_too_long')]);

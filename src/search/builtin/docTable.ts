@@ -8,6 +8,7 @@ import { TopK, type Ranked } from './topK.js';
 import { NumberColumn } from './numberColumn.js';
 import { VectorIndex, type VectorFilter } from './vectorIndex.js';
 import { mergeNearest, newestFirst, page } from './ranking.js';
+import { sortedTiers, type DocOrder } from './sortedTiers.js';
 
 export type VectorName = 'content' | 'anchor';
 
@@ -44,6 +45,9 @@ export interface KeywordMatches {
   all: Int32Array;
   /** Whether a document matches (valid until the collection's next keyword search). */
   matches(doc: number): boolean;
+  /** A match's tier (0: every word or an exact code, 1: enough words) and keyword score (valid as `matches`). */
+  tier(doc: number): 0 | 1;
+  score(doc: number): number;
 }
 
 /** How a collection scopes one search of its table. */
@@ -58,6 +62,8 @@ export interface SearchScope {
   boost?: Map<number, number>;
   /** Creation time of a document, for browsing without a query. */
   createdMs(doc: number): number;
+  /** A sorted search: the order of the sort fields (0 on ties, which go to relevance); none: by relevance. */
+  order?: DocOrder;
 }
 
 /** One nearest-neighbour search of a vector index: how many, among which documents. */
@@ -239,7 +245,9 @@ export class DocTable<M, C = undefined> {
     const room = k - first.docs.length;
     const ranked = room > 0 ? { docs: [...first.docs, ...rest.docs.slice(0, room)], scores: [...first.scores, ...rest.scores.slice(0, room)] } : first;
     const matches = (doc: number) => (m.words[doc] > 0 && matchesWords(doc) && allows(doc)) || Boolean(boost?.has(doc) && allows(doc));
-    return { ranked, full: first.docs.length, all: all.subarray(0, n), matches };
+    const tier = (doc: number) => (m.words[doc] === words.length || boost?.has(doc) ? 0 : 1);
+    const score = (doc: number) => m.scores[doc] + (boost?.get(doc) ?? 0);
+    return { ranked, full: first.docs.length, all: all.subarray(0, n), matches, tier, score };
   }
 
   /** Adjacent query words read as one compound where the index knows the joined word ("regen jacke" → regenjacke). */
@@ -267,9 +275,10 @@ export class DocTable<M, C = undefined> {
     let keyword: (Ranked & { full: number }) | null = null;
     let keywordAll: ArrayLike<number> & Iterable<number> = [];
     let inKeyword: (doc: number) => boolean = scope.allows;
+    let matches: KeywordMatches | null = null;
     if (s.mode !== 'semantic' || !s.vector) {
       if (words) {
-        const found = this.keyword(words, s.mode === 'keyword' ? s.offset + s.limit : window, scope);
+        const found = (matches = this.keyword(words, s.mode === 'keyword' ? s.offset + s.limit : window, scope));
         keyword = { ...found.ranked, full: found.full };
         keywordAll = found.all;
         inKeyword = found.matches;
@@ -290,6 +299,11 @@ export class DocTable<M, C = undefined> {
       total,
       matched,
     });
+    if (scope.order) {
+      // Sorted (sortedTiers.ts): the same matches and total, each tier in the sort fields' order.
+      const sorted = sortedTiers(s.offset + s.limit, scope.order, { keywordAll, matches, semantic, inKeyword, ran: keyword !== null, createdMs: scope.createdMs });
+      return result(sorted.list, sorted.total, sorted.matched);
+    }
     if (keyword && semantic) {
       const fused = fuseRanks({ ids: keyword.docs.map(String), full: keyword.full }, semantic.docs.map(String)).map((h) => ({ doc: Number(h.id), score: h.score, ranks: h.ranks }));
       const extra = semantic.docs.filter((doc) => !inKeyword(doc));

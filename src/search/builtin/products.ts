@@ -3,11 +3,14 @@
 import type { StoredProduct } from '../../store/products.js';
 import { baseLanguage, titleFocus } from '../analysis.js';
 import { attributePairs, codeKey, isInStock, queryCodes } from '../productValues.js';
-import { PRODUCT_FACETS } from '../../schemas/search.js';
+import { PLAIN_FACETS } from '../productFacets.js';
 import {
-  type FacetCount, type ProductFacet, type ProductFilters, type ProductSearch, type RelatedRequest, type SearchResult, type VariantStrategy,
+  type FacetCount, type FacetName, type FacetStats, type ProductFilters, type ProductSearch, type RelatedRequest, type SearchResult, type StatField, type VariantStrategy,
 } from '../engine.js';
-import { FACET_EXACT_LIMIT, facetList, facetSample } from '../facets.js';
+import { FACET_EXACT_LIMIT, FACET_VALUES, facetList, facetSample, statsOf } from '../facets.js';
+import { CATEGORY_LEVELS, categoryLevels, categoryPaths, matchesPrefix, parseFacet, type PlainFacet } from '../productFacets.js';
+import { compareValues, fieldKeys, sortTitle, type SortKey } from '../productSort.js';
+import type { DocOrder } from './sortedTiers.js';
 import { DocTable, type DocInput } from './docTable.js';
 import type { TextField } from './textIndex.js';
 import { NumberColumn } from './numberColumn.js';
@@ -29,6 +32,12 @@ export interface ProductColumns {
   brand: string | null;
   availability: string | null;
   price: number | null;
+  rating: number | null;
+  updatedMs: number;
+  /** The title as sorted (productSort.ts sortTitle). */
+  title: string;
+  /** Attribute values as written, beside ProductFacts.attributes' lower-case pairs (facet values are shown as written). */
+  attributeValues: string[];
   flags: number;
 }
 
@@ -69,6 +78,10 @@ export function productInput(doc: StoredProduct, parentExternalId: string | null
       brand: doc.brand,
       availability: doc.availability,
       price: doc.price_current === null ? null : Number(doc.price_current),
+      rating: doc.rating_average === null ? null : Number(doc.rating_average),
+      updatedMs: Date.parse(doc.updated_at),
+      title: sortTitle(doc.title),
+      attributeValues: writtenValues(doc.attributes, attributes),
       flags: (isInStock(doc.availability) ? IN_STOCK_FLAG : 0) | (doc.is_parent ? PARENT : 0) | (doc.is_variant ? VARIANT : 0),
     },
     language: doc.language,
@@ -96,6 +109,20 @@ export function productInput(doc: StoredProduct, parentExternalId: string | null
 
 const lowerList = (value: string | null): string[] => (value ? [value.toLowerCase()] : []);
 
+/** Per lower-case pair of attributePairs, the value as written (the pairs name each value once, in the attributes' order). */
+function writtenValues(attributes: Record<string, unknown>, pairs: string[]): string[] {
+  const written = new Map<string, string>();
+  for (const key in attributes) {
+    const value = attributes[key];
+    for (const v of Array.isArray(value) ? value : [value]) {
+      if (v !== null && typeof v !== 'object') written.set(`${key.toLowerCase()}\u0000${String(v).toLowerCase()}`, String(v));
+    }
+  }
+  const out: string[] = [];
+  for (let i = 0; i < pairs.length; i += 2) out.push(written.get(`${pairs[i]}\u0000${pairs[i + 1]}`) ?? pairs[i + 1]);
+  return out;
+}
+
 function codesOf({ sku, gtin }: StoredProduct): string[] {
   const codes: string[] = [];
   if (sku) codes.push(codeKey(sku));
@@ -116,14 +143,28 @@ function hasAttribute(pairs: string[], name: string, accepted: Set<string>): boo
 }
 
 export class ProductCollection {
-  private readonly facetColumns: Record<ProductFacet, FacetColumn> = { brand: new FacetColumn(), category: new FacetColumn(), availability: new FacetColumn() };
-  private readonly columns = { price: new NumberColumn(Float64Array, NaN), flags: new NumberColumn(Uint8Array, 0) };
+  private readonly facetColumns: Record<PlainFacet, FacetColumn> = { brand: new FacetColumn(), category: new FacetColumn(), availability: new FacetColumn() };
+  /** The category path's levels (category.lvl0 …). */
+  private readonly levelColumns = Array.from({ length: CATEGORY_LEVELS }, () => new FacetColumn());
+  private readonly columns = {
+    price: new NumberColumn(Float64Array, NaN), rating: new NumberColumn(Float64Array, NaN), updated: new NumberColumn(Float64Array, NaN),
+    flags: new NumberColumn(Uint8Array, 0),
+  };
+  private readonly titles: (string | undefined)[] = [];
+  /** An attribute value as first written, by lower-case name and value (facet values are shown as written). */
+  private readonly writtenAttributes = new Map<string, string>();
   readonly table = new DocTable<ProductFacts, ProductColumns>({
     fields: FIELDS,
     onSet: (doc, c) => {
-      for (const name of PRODUCT_FACETS) this.facetColumns[name].set(doc, c ? c[name] : null);
+      for (const name of PLAIN_FACETS) this.facetColumns[name].set(doc, c ? c[name] : null);
+      const levels = categoryLevels(c?.category ?? null);
+      this.levelColumns.forEach((column, level) => column.set(doc, levels[level] ?? null));
       this.columns.price.set(doc, c?.price ?? NaN);
+      this.columns.rating.set(doc, c?.rating ?? NaN);
+      this.columns.updated.set(doc, c?.updatedMs ?? NaN);
       this.columns.flags.set(doc, c?.flags ?? 0);
+      this.titles[doc] = c?.title;
+      if (c) this.noteWritten(this.table.meta[doc]!.attributes, c.attributeValues);
     },
   });
 
@@ -136,8 +177,43 @@ export class ProductCollection {
       analysis: { stemming: f.language ?? null, language: s.language },
       boost: s.query.trim() ? this.codeBoost(s.query.trim()) : undefined,
       createdMs: (doc) => this.table.meta[doc]!.createdMs,
+      order: this.order(s.sort),
     });
-    return { hits: found.hits, total: found.total, ...this.facets(found.matched, found.total, s.facets, s.facetExactLimit ?? FACET_EXACT_LIMIT) };
+    return { hits: found.hits, total: found.total, ...this.facets(found.matched, found.total, s) };
+  }
+
+  /** The order of the sort fields over document numbers (undefined: relevance only). */
+  private order(sort: SortKey[] | undefined): DocOrder | undefined {
+    const keys = fieldKeys(sort);
+    if (keys.length === 0) return undefined;
+    const { price, rating, updated } = this.columns;
+    const meta = this.table.meta;
+    const value: Record<Exclude<SortKey['field'], 'relevance'>, (doc: number) => number | string | null> = {
+      price_current: (doc) => price.at(doc),
+      rating_average: (doc) => rating.at(doc),
+      created_at: (doc) => meta[doc]!.createdMs,
+      updated_at: (doc) => updated.at(doc),
+      title: (doc) => this.titles[doc] ?? null,
+    };
+    const compares = keys.map(({ field, direction }) => {
+      const of = value[field as keyof typeof value];
+      return (a: number, b: number) => compareValues(of(a), of(b), direction);
+    });
+    return (a, b) => {
+      for (const compare of compares) {
+        const c = compare(a, b);
+        if (c !== 0) return c;
+      }
+      return 0;
+    };
+  }
+
+  /** Remembers how attribute values were first written. */
+  private noteWritten(pairs: string[], written: string[]): void {
+    for (let i = 0; i < pairs.length; i += 2) {
+      const key = `${pairs[i]}\u0000${pairs[i + 1]}`;
+      if (!this.writtenAttributes.has(key)) this.writtenAttributes.set(key, written[i / 2]);
+    }
   }
 
   /** Products of the same site nearest to a product's similarity anchor, without itself and its own variants. */
@@ -173,6 +249,22 @@ export class ProductCollection {
     // A product without a price (NaN) fails every price bound.
     if (f.priceMin !== undefined) checks.push((doc) => price.at(doc) >= f.priceMin!);
     if (f.priceMax !== undefined) checks.push((doc) => price.at(doc) <= f.priceMax!);
+    const { rating } = this.columns;
+    if (f.ratingMin !== undefined) checks.push((doc) => rating.at(doc) >= f.ratingMin!);
+    if (f.ratingMax !== undefined) checks.push((doc) => rating.at(doc) <= f.ratingMax!);
+    if (f.categoryPath !== undefined) {
+      // Per category value (a catalogue has few), whether it is the path or below it.
+      const path = f.categoryPath;
+      const column = this.facetColumns.category;
+      const below = column.names.map((name) => {
+        const lower = categoryPaths(name).at(-1);
+        return lower !== undefined && (lower === path || lower.startsWith(`${path} > `));
+      });
+      checks.push((doc) => {
+        const code = column.codes[doc];
+        return code >= 0 && below[code] === true;
+      });
+    }
     const meta = this.table.meta;
     for (const [name, values] of Object.entries(f.attributes ?? {})) {
       const key = name.toLowerCase();
@@ -206,30 +298,57 @@ export class ProductCollection {
   }
 
   /**
-   * Value counts over the matched documents (each facet is a column of value numbers by document):
-   * over the first `limit` of them where more match (facets.ts).
+   * Value counts over the matched documents (a facet of a field is a column of value numbers by
+   * document; an attribute's are read from its pairs), and the stats of numeric fields: over the
+   * first `limit` of them where more match (facets.ts).
    */
-  private facets(lists: Iterable<number>[], total: number, wanted: ProductFacet[], limit: number): Pick<SearchResult, 'facets' | 'facetsExhaustive'> {
-    if (wanted.length === 0) return { facets: {} };
-    const columns = wanted.map((name) => this.facetColumns[name]);
-    const counts = columns.map((column) => new Int32Array(column.names.length));
+  private facets(lists: Iterable<number>[], total: number, s: ProductSearch): Pick<SearchResult, 'facets' | 'facetsExhaustive' | 'facetsStats'> {
+    const wanted = s.facets;
+    const statFields = s.stats ?? [];
+    if (wanted.length === 0 && statFields.length === 0) return { facets: {} };
+    const limit = s.facetExactLimit ?? FACET_EXACT_LIMIT;
+    const parsed = wanted.map((name) => parseFacet(name)!);
+    const columns = parsed.map((f) => (f.kind === 'plain' ? this.facetColumns[f.name] : f.kind === 'level' ? this.levelColumns[f.level] : null));
+    const counts = columns.map((column) => (column ? new Int32Array(column.names.length) : null));
+    const attributeCounts = parsed.map((f) => (f.kind === 'attribute' ? new Map<string, number>() : null));
+    const numbers = statFields.map((field) => ({ column: field === 'price_current' ? this.columns.price : this.columns.rating, values: [] as number[] }));
+    const meta = this.table.meta;
     let counted = 0;
     counting: for (const docs of lists) {
       for (const doc of docs) {
         if (counted === limit) break counting;
         counted++;
-        for (let f = 0; f < columns.length; f++) {
-          const code = columns[f].codes[doc];
-          if (code >= 0) counts[f][code]++;
+        for (let f = 0; f < parsed.length; f++) {
+          const column = columns[f];
+          if (column) {
+            const code = column.codes[doc];
+            if (code >= 0) counts[f]![code]++;
+            continue;
+          }
+          const name = (parsed[f] as { attribute: string }).attribute;
+          const pairs = meta[doc]!.attributes;
+          const tally = attributeCounts[f]!;
+          for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === name) tally.set(pairs[i + 1], (tally.get(pairs[i + 1]) ?? 0) + 1);
+        }
+        for (const n of numbers) {
+          const v = n.column.at(doc);
+          if (!Number.isNaN(v)) n.values.push(v);
         }
       }
     }
     const sample = facetSample(Math.max(total, counted), counted);
-    const facets: Partial<Record<ProductFacet, FacetCount[]>> = {};
+    const listing = { prefix: s.facetPrefix, values: s.facetValues ?? FACET_VALUES };
+    const facets: Partial<Record<FacetName, FacetCount[]>> = {};
     wanted.forEach((name, f) => {
-      facets[name] = facetList(columns[f].names.map((value, code) => [value, counts[f][code]]), sample);
+      const column = columns[f];
+      const entries: [string, number][] = column
+        ? column.names.map((value, code) => [value, counts[f]![code]])
+        : [...attributeCounts[f]!].map(([value, n]) => [this.writtenAttributes.get(`${(parsed[f] as { attribute: string }).attribute}\u0000${value}`) ?? value, n]);
+      facets[name] = facetList(listing.prefix ? entries.filter(([value]) => matchesPrefix(value, listing.prefix!)) : entries, sample, listing.values);
     });
-    return { facets, facetsExhaustive: sample.exhaustive };
+    const facetsStats: Partial<Record<StatField, FacetStats>> = {};
+    statFields.forEach((field, i) => (facetsStats[field] = statsOf(numbers[i].values)));
+    return { facets, facetsExhaustive: sample.exhaustive, ...(statFields.length > 0 ? { facetsStats } : {}) };
   }
 }
 

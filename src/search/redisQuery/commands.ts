@@ -34,16 +34,22 @@ export class IndexCommands {
     return (await this.query(c, query, { args: ['NOCONTENT', 'LIMIT', '0', String(k)] })).rows.map((r) => this.idOf(c, r.key));
   }
 
+  /** An FT.AGGREGATE pipeline over a query's first `limit` matches (in the index's order). */
+  async aggregate(c: Collection, query: string, { limit, pipeline }: { limit: number; pipeline: string[] }): Promise<ParsedReply> {
+    // A LIMIT ahead of the pipeline ends the read of the matches there.
+    return parseAggregateReply(await this.send(c, ['FT.AGGREGATE', c.index, query, 'LIMIT', '0', String(limit), ...pipeline, 'DIALECT', '2']));
+  }
+
   /**
-   * Value counts of a field over a query's first `limit` matches (in the index's order): the
-   * `top` most frequent (null: all).
+   * The first `k` matches of a query in the order of `sortBy` (property/direction pairs, ties by
+   * BM25), with the fields `load` reads from the index and each score; the total of matches.
    */
-  async aggregate(c: Collection, query: string, { field, top, limit }: { field: string; top: number | null; limit: number }): Promise<ParsedReply> {
-    const which = top ? ['SORTBY', '4', '@count', 'DESC', `@${field}`, 'ASC', 'MAX', String(top)] : ['LIMIT', '0', '1000000'];
-    // A LIMIT ahead of GROUPBY ends the read of the matches there.
-    return parseAggregateReply(
-      await this.send(c, ['FT.AGGREGATE', c.index, query, 'LIMIT', '0', String(limit), 'GROUPBY', '1', `@${field}`, 'REDUCE', 'COUNT', '0', 'AS', 'count', ...which, 'DIALECT', '2']),
-    );
+  async sorted(c: Collection, query: string, { sortBy, load, k }: { sortBy: string[]; load: string[]; k: number }): Promise<ParsedReply> {
+    const fields = ['@__key', ...load.map((f) => `@${f}`)];
+    return parseAggregateReply(await this.send(c, [
+      'FT.AGGREGATE', c.index, query, 'ADDSCORES', 'SCORER', 'BM25', 'LOAD', String(fields.length), ...fields,
+      'SORTBY', String(sortBy.length + 2), ...sortBy, '@__score', 'DESC', 'MAX', String(Math.max(1, k)), 'DIALECT', '2',
+    ]));
   }
 
   /** The terms among `terms` that the index's dictionary lacks: one look-up for all of them, no posting list read. */

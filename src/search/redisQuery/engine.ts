@@ -14,13 +14,16 @@ import { UnavailableError } from '../../store/unavailableError.js';
 import { analyzeQuery, type QueryAnalysis } from '../analysis.js';
 import {
   fuseRanks, windowOf,
-  type DocumentRef, type EngineProgress, type EntryAccess, type Hit, type KnowledgeSearch,
-  type ProductFacet, type ProductSearch, type RelatedRequest, type SearchEngine, type SearchRequest, type SearchResult, type VariantStrategy,
+  type DocumentRef, type EngineProgress, type EntryAccess, type KnowledgeSearch,
+  type FacetName, type ProductSearch, type RelatedRequest, type SearchEngine, type SearchRequest, type SearchResult, type SortKey, type StatField,
+  type VariantStrategy,
 } from '../engine.js';
+import { fieldKeys } from '../productSort.js';
+import { CODE_HITS, CODE_SCORE, SortedSearch, type FoundHits } from './sortedSearch.js';
 import { FACET_EXACT_LIMIT, FACET_VALUES, facetSample } from '../facets.js';
 import { queryCodes } from '../productValues.js';
 import { IndexCommands } from './commands.js';
-import { FacetCounter, facetLists, type ValueCounts } from './facets.js';
+import { FacetCounter, facetLists, statsLists, type StatSums, type ValueCounts } from './facets.js';
 import { KeywordSearch, type Keyword, type KeywordQuery, type PlannedWords, type Ranked } from './keyword.js';
 import { ModelIndexes } from './modelIndexes.js';
 import { accessFilter, all, entryFilter, productFilterParts, tagAny, tagNone, variantFilter, type ProductFilterParts } from './query.js';
@@ -53,7 +56,13 @@ interface SearchScope {
   filter: string;
   /** Exact codes the query may be (products: sku/gtin). */
   codes: string[];
-  facets: ProductFacet[];
+  facets: FacetName[];
+  stats: StatField[];
+  /** Sort fields (none: relevance). */
+  sort: SortKey[];
+  /** Facet value search: values matching this prefix, the first `facetValues`. */
+  facetPrefix?: string;
+  facetValues?: number;
   /** The query's words as the index reads them. */
   planned: PlannedWords;
   /** The semantic search (null: none). */
@@ -74,9 +83,6 @@ function productSemantic(vectors: Collection, products: Collection, parts: Produ
 }
 
 
-/** Scored above any BM25 score: a query that is a product's code puts that product first. */
-const CODE_SCORE = 1000;
-const CODE_HITS = 20;
 
 export class RedisQueryEngine implements SearchEngine {
   readonly name = 'redis-query-engine' as const;
@@ -88,6 +94,7 @@ export class RedisQueryEngine implements SearchEngine {
   private readonly keywords: KeywordSearch;
   private readonly facetCounts: FacetCounter;
   private readonly vectors: VectorSearch;
+  private readonly sorted: SortedSearch;
 
   constructor(
     private readonly redis: Store,
@@ -101,6 +108,7 @@ export class RedisQueryEngine implements SearchEngine {
     this.keywords = new KeywordSearch(this.ft, this.stats);
     this.facetCounts = new FacetCounter(this.ft);
     this.vectors = new VectorSearch(this.ft, options.exactLimit ?? EXACT_LIMIT);
+    this.sorted = new SortedSearch(this.ft, this.keywords, (c, keyword, filter, ids) => this.notMatching(c, { keyword, filter }, ids));
   }
 
   /** Nothing to read: the indexes are in Redis. Tenants whose documents lack the projection are handed on. */
@@ -137,7 +145,10 @@ export class RedisQueryEngine implements SearchEngine {
       ]);
       const parts = productFilterParts(s.filters, purging);
       const codes = s.query.trim() ? queryCodes(s.query) : [];
-      return this.search(c, s, { filter: all(parts.stable, parts.volatile), codes, facets: s.facets, planned, semantic: semantic && { ...semantic(parts), allowed } });
+      return this.search(c, s, {
+        filter: all(parts.stable, parts.volatile), codes, facets: s.facets, stats: s.stats ?? [], sort: fieldKeys(s.sort), planned,
+        semantic: semantic && { ...semantic(parts), allowed }, facetPrefix: s.facetPrefix, facetValues: s.facetValues,
+      });
     });
   }
 
@@ -150,7 +161,7 @@ export class RedisQueryEngine implements SearchEngine {
         this.plan(c, s, { stemming: s.filters.language ?? null, language: s.language }),
         semantic ? this.vectors.allowed(semantic) : 0,
       ]);
-      return this.search(c, s, { filter, codes: [], facets: [], planned, semantic: semantic && { ...semantic, allowed } });
+      return this.search(c, s, { filter, codes: [], facets: [], stats: [], sort: [], planned, semantic: semantic && { ...semantic, allowed } });
     });
   }
 
@@ -245,44 +256,52 @@ export class RedisQueryEngine implements SearchEngine {
    */
   private async search(c: Collection, s: ProductSearch | KnowledgeSearch, scope: SearchScope): Promise<SearchResult> {
     const useKeyword = s.mode !== 'semantic' || !s.vector;
-    const window = windowOf(s);
     const query = useKeyword ? this.keywords.query(s.query, scope.planned, c.kind) : undefined;
     // Facets start over what every word matches; the partial tier's matches are added where it runs.
     const matched = query === undefined ? undefined : everyWordUnder(query, scope.filter);
     const limit = ('facetExactLimit' in s && s.facetExactLimit) || FACET_EXACT_LIMIT;
-    // Counts to be added to those of documents found apart (semantic candidates, codes) need every value.
-    const top = scope.semantic ? null : FACET_VALUES * 2;
-    const [keywordFound, codes, semantic, matchingCounts] = await Promise.all([
-      query !== undefined ? this.keywords.search(c, query, { k: runsSemantic(s) ? window : s.offset + s.limit, filter: scope.filter }) : null,
-      useKeyword && scope.codes.length > 0 ? this.ft.ids(c, all(tagAny('codes', scope.codes), scope.filter), CODE_HITS) : [],
-      scope.semantic
-        ? this.vectors.nearest({ ...scope.semantic, vector: 'content', blob: s.vector!, k: window, floor: s.minSimilarity }).then((r) => aboveFloor(r, s.minSimilarity))
-        : null,
+    // Counts to be added to those of documents found apart (semantic candidates, codes) need every value, as does a value search.
+    const top = scope.semantic || scope.facetPrefix !== undefined ? null : FACET_VALUES * 2;
+    const faceting = scope.facets.length > 0 || scope.stats.length > 0;
+    const [found, matchingCounts, matchingStats] = await Promise.all([
+      scope.sort.length > 0
+        ? this.sorted.hits(c, { ...scope, k: s.offset + s.limit, query, semantic: scope.semantic && this.semanticCandidates(s, scope.semantic, windowOf(s)) })
+        : this.rankedHits(c, s, scope, query),
       scope.facets.length > 0 && matched ? this.facetCounts.matching(c, matched, scope.facets, { limit, top }) : null,
+      scope.stats.length > 0 && matched ? this.facetCounts.stats(c, matched, scope.stats, limit) : null,
+    ]);
+    const page = found.hits.slice(s.offset, s.offset + s.limit);
+    if (!faceting) return { hits: page, total: found.total, facets: {} };
+    return { hits: page, total: found.total, ...(await this.finishFacets(c, scope, { ...found, matched, matchingCounts, matchingStats, top, limit })) };
+  }
+
+  /** The hits in relevance order (at least the page), the total, and the documents found apart from the keyword query. */
+  private async rankedHits(c: Collection, s: SearchRequest, scope: SearchScope, query: KeywordQuery | null | undefined): Promise<FoundHits> {
+    const window = windowOf(s);
+    const useKeyword = query !== undefined;
+    const [keywordFound, codes, semantic] = await Promise.all([
+      useKeyword ? this.keywords.search(c, query, { k: runsSemantic(s) ? window : s.offset + s.limit, filter: scope.filter }) : null,
+      useKeyword && scope.codes.length > 0 ? this.ft.ids(c, all(tagAny('codes', scope.codes), scope.filter), CODE_HITS) : [],
+      scope.semantic ? this.semanticCandidates(s, scope.semantic, window) : null,
     ]);
     // Code matches outside the keyword query's matches still count (and are counted once).
     const codesOutside = keywordFound ? await this.notMatching(c, { keyword: keywordFound, filter: scope.filter }, codes.filter((id) => !keywordFound.ids.includes(id))) : [];
     const keyword = keywordFound && withCodes(keywordFound, codes, codesOutside.length);
-    // Documents a facet counts beyond the keyword query's own matches: codes, semantic candidates.
-    let extra = codesOutside;
-    let hits: Hit[];
-    let total: number;
     if (keyword && semantic) {
-      hits = fuseRanks(keyword, semantic.ids);
       const outside = await this.notMatching(c, { keyword: keywordFound!, filter: scope.filter }, semantic.ids.filter((id) => !keyword.ids.includes(id)));
-      extra = [...extra, ...outside];
-      total = keyword.total + outside.length;
-    } else if (semantic) {
-      hits = semantic.ids.map((id, i) => ({ id, score: semantic.scores[i], ranks: { keyword: null, semantic: i + 1 } }));
-      extra = semantic.ids;
-      total = semantic.ids.length;
-    } else {
-      hits = keyword!.ids.map((id, i) => ({ id, score: keyword!.scores[i], ranks: { keyword: i + 1, semantic: null } }));
-      total = keyword!.total;
+      return { hits: fuseRanks(keyword, semantic.ids), total: keyword.total + outside.length, keyword: keywordFound, extra: [...codesOutside, ...outside] };
     }
-    const page = hits.slice(s.offset, s.offset + s.limit);
-    if (scope.facets.length === 0) return { hits: page, total, facets: {} };
-    return { hits: page, total, ...(await this.finishFacets(c, scope, { keyword: keywordFound, matched, matchingCounts, top, limit, extra })) };
+    if (semantic) {
+      const hits = semantic.ids.map((id, i) => ({ id, score: semantic.scores[i], ranks: { keyword: null, semantic: i + 1 } }));
+      return { hits, total: semantic.ids.length, keyword: null, extra: semantic.ids };
+    }
+    const hits = keyword!.ids.map((id, i) => ({ id, score: keyword!.scores[i], ranks: { keyword: i + 1, semantic: null } }));
+    return { hits, total: keyword!.total, keyword: keywordFound, extra: codesOutside };
+  }
+
+  /** The nearest documents above the request's similarity floor. */
+  private semanticCandidates(s: SearchRequest, scope: SemanticScope, window: number): Promise<Ranked> {
+    return this.vectors.nearest({ ...scope, vector: 'content', blob: s.vector!, k: window, floor: s.minSimilarity }).then((r) => aboveFloor(r, s.minSimilarity));
   }
 
   /**
@@ -291,22 +310,35 @@ export class RedisQueryEngine implements SearchEngine {
    */
   private async finishFacets(
     c: Collection, scope: SearchScope,
-    { keyword, matched, matchingCounts, top, limit, extra }: {
-      keyword: Keyword | null; matched: string | null | undefined; matchingCounts: ValueCounts | null; top: number | null; limit: number; extra: string[];
+    { keyword, matched, matchingCounts, matchingStats, top, limit, extra }: FoundHits & {
+      matched: string | null | undefined; matchingCounts: ValueCounts | null; matchingStats: StatSums | null; top: number | null; limit: number;
     },
-  ): Promise<Pick<SearchResult, 'facets' | 'facetsExhaustive'>> {
+  ): Promise<Pick<SearchResult, 'facets' | 'facetsExhaustive' | 'facetsStats'>> {
     const partial = keyword?.partial ?? null;
     const fullTotal = (keyword?.total ?? 0) - (partial?.total ?? 0);
     // Counts added together need every value: those of the partial tier, of a code outside the query's matches (rare).
     const adding = top !== null && (extra.length > 0 || partial !== null);
-    const [counts, partialCounts, others] = await Promise.all([
-      adding && matched ? this.facetCounts.matching(c, matched, scope.facets, { limit, top: null }) : matchingCounts,
-      partial ? this.facetCounts.matching(c, all(partial.expr, scope.filter), scope.facets, { limit, top: null }) : null,
-      extra.length > 0 ? this.facetCounts.ofIds(c, extra, scope.facets) : null,
+    const counting = scope.facets.length > 0;
+    const stats = scope.stats.length > 0;
+    const partialQuery = partial ? all(partial.expr, scope.filter) : null;
+    const [counts, partialCounts, others, partialStats, otherStats] = await Promise.all([
+      counting && adding && matched ? this.facetCounts.matching(c, matched, scope.facets, { limit, top: null }) : matchingCounts,
+      counting && partialQuery ? this.facetCounts.matching(c, partialQuery, scope.facets, { limit, top: null }) : null,
+      counting && extra.length > 0 ? this.facetCounts.ofIds(c, extra, scope.facets) : null,
+      stats && partialQuery ? this.facetCounts.stats(c, partialQuery, scope.stats, limit) : null,
+      stats && extra.length > 0 ? this.facetCounts.statsOfIds(c, extra, scope.stats) : null,
     ]);
-    const parts = [{ counts, sample: facetSample(fullTotal, Math.min(fullTotal, limit)) }];
-    if (partial && partialCounts) parts.push({ counts: partialCounts, sample: facetSample(partial.total, Math.min(partial.total, limit)) });
-    return { facets: facetLists(scope.facets, parts, others), facetsExhaustive: parts.every((p) => p.sample.exhaustive) };
+    const fullSample = facetSample(fullTotal, Math.min(fullTotal, limit));
+    const partialSample = partial ? facetSample(partial.total, Math.min(partial.total, limit)) : null;
+    const parts = [{ counts, sample: fullSample }];
+    if (partialSample) parts.push({ counts: partialCounts, sample: partialSample });
+    const exact = { exhaustive: true, scale: 1 };
+    const statParts = [{ sums: matchingStats, sample: fullSample }, { sums: partialStats, sample: partialSample ?? exact }, { sums: otherStats, sample: exact }];
+    return {
+      facets: counting ? facetLists(scope.facets, parts, others, { prefix: scope.facetPrefix, values: scope.facetValues }) : {},
+      facetsExhaustive: parts.every((p) => p.sample.exhaustive),
+      ...(stats ? { facetsStats: statsLists(scope.stats, statParts) } : {}),
+    };
   }
 
   /** The query's words as the index reads them (none when only semantic ranking runs). */

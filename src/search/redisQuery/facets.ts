@@ -1,19 +1,30 @@
-// Facet counts on the Redis Query Engine: one FT.AGGREGATE … GROUPBY per asked facet over the
-// documents a keyword query matches, sent beside the search itself (the query is known before it
-// runs), over at most the first `limit` matches in the index's order (search/facets.ts: beyond
-// them the counts are scaled and not exhaustive); and over the documents found apart from that
-// query (sku/gtin codes, semantic candidates), by id.
-import type { FacetCount, ProductFacet } from '../engine.js';
-import { facetList, type FacetSample } from '../facets.js';
+// Facet counts and stats on the Redis Query Engine: one FT.AGGREGATE … GROUPBY per asked facet
+// over the documents a keyword query matches, sent beside the search itself (the query is known
+// before it runs), over at most the first `limit` matches in the index's order (search/facets.ts:
+// beyond them the counts are scaled and not exhaustive); and over the documents found apart from
+// that query (sku/gtin codes, semantic candidates), by id. A field's values group as they are
+// (brand, category, availability, a category level); an attribute's come from the product's
+// written `name=value` pairs, split and kept for the name; a numeric field's stats are one
+// GROUPBY 0 over the matches that have it.
+import type { FacetCount, FacetName, FacetStats, StatField } from '../engine.js';
+import { FACET_VALUES, facetList, roundCents, type FacetSample } from '../facets.js';
+import { matchesPrefix, parseFacet, type Facet, type PlainFacet } from '../productFacets.js';
 import type { IndexCommands } from './commands.js';
-import { tagAny } from './query.js';
-import { F, type Collection } from './schema.js';
+import { all, tagAny } from './query.js';
+import { F, levelField, type Collection } from './schema.js';
 
-/** The hash field each facet's values are grouped by (the value as written, for display). */
-const FACET_FIELD: Record<ProductFacet, string> = { brand: 'brand_v', category: 'category_v', availability: 'avail_v' };
+/** The hash field each plain facet's values are grouped by (the value as written, for display). */
+const FACET_FIELD: Record<PlainFacet, string> = { brand: 'brand_v', category: 'category_v', availability: 'avail_v' };
+const STAT_FIELD: Record<StatField, string> = { price_current: 'price', rating_average: 'rating' };
 
 /** Per asked facet: value → count. */
 export type ValueCounts = Map<string, number>[];
+
+/** Per asked stat field: what adds up over parts of the matches. */
+export type StatSums = { min: number; max: number; sum: number; count: number }[];
+
+/** An expression string of FT.AGGREGATE (APPLY, FILTER): quotes and backslashes escaped. */
+const quoted = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 
 export class FacetCounter {
   constructor(private readonly ft: IndexCommands) {}
@@ -22,31 +33,64 @@ export class FacetCounter {
    * Value counts over the first `limit` documents `query` matches; the `top` most frequent only
    * (more than are listed, for ties), or every value where counts are to be added to others.
    */
-  async matching(c: Collection, query: string, wanted: ProductFacet[], { limit, top }: { limit: number; top: number | null }): Promise<ValueCounts> {
-    return Promise.all(wanted.map(async (name) => counts(await this.ft.aggregate(c, query, { field: FACET_FIELD[name], top, limit }), FACET_FIELD[name])));
+  async matching(c: Collection, query: string, wanted: FacetName[], { limit, top }: { limit: number; top: number | null }): Promise<ValueCounts> {
+    return Promise.all(wanted.map((name) => this.countsOf(c, query, parseFacet(name)!, { limit, top })));
   }
 
   /** Value counts over the documents of these ids (every value). */
-  async ofIds(c: Collection, ids: string[], wanted: ProductFacet[]): Promise<ValueCounts> {
+  async ofIds(c: Collection, ids: string[], wanted: FacetName[]): Promise<ValueCounts> {
     if (ids.length === 0) return wanted.map(() => new Map());
     return this.matching(c, tagAny(F.id, ids), wanted, { limit: ids.length, top: null });
   }
-}
 
-function counts(reply: Awaited<ReturnType<IndexCommands['aggregate']>>, field: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const row of reply.rows) {
-    const value = row.fields.get(field);
-    if (value) out.set(value, (out.get(value) ?? 0) + Number(row.fields.get('count')));
+  /** Min, max, sum and count of each field over the first `limit` matches of `query` that have it. */
+  async stats(c: Collection, query: string, fields: StatField[], limit: number): Promise<StatSums> {
+    return Promise.all(fields.map(async (name) => {
+      const field = STAT_FIELD[name];
+      const reply = await this.ft.aggregate(c, all(query, `@${field}:[-inf +inf]`), {
+        limit, pipeline: ['GROUPBY', '0', 'REDUCE', 'MIN', '1', `@${field}`, 'AS', 'min', 'REDUCE', 'MAX', '1', `@${field}`, 'AS', 'max',
+          'REDUCE', 'SUM', '1', `@${field}`, 'AS', 'sum', 'REDUCE', 'COUNT', '0', 'AS', 'count'],
+      });
+      const row = reply.rows[0]?.fields;
+      const count = Number(row?.get('count') ?? 0);
+      return count > 0 ? { min: Number(row!.get('min')), max: Number(row!.get('max')), sum: Number(row!.get('sum')), count } : { min: Infinity, max: -Infinity, sum: 0, count: 0 };
+    }));
   }
-  return out;
+
+  /** Stats over the documents of these ids. */
+  async statsOfIds(c: Collection, ids: string[], fields: StatField[]): Promise<StatSums> {
+    if (ids.length === 0) return fields.map(() => ({ min: Infinity, max: -Infinity, sum: 0, count: 0 }));
+    return this.stats(c, tagAny(F.id, ids), fields, ids.length);
+  }
+
+  private async countsOf(c: Collection, query: string, facet: Facet, { limit, top }: { limit: number; top: number | null }): Promise<Map<string, number>> {
+    // An attribute's values: its written pairs, split, grouped, and kept for its name.
+    const key = facet.kind === 'attribute' ? 'value' : facet.kind === 'plain' ? FACET_FIELD[facet.name] : levelField(facet.level);
+    const prefix = facet.kind === 'attribute' ? `${facet.attribute}=` : '';
+    const which = top ? ['SORTBY', '4', '@count', 'DESC', `@${key}`, 'ASC', 'MAX', String(top)] : ['LIMIT', '0', '1000000'];
+    const group = ['GROUPBY', '1', `@${key}`, 'REDUCE', 'COUNT', '0', 'AS', 'count'];
+    const pipeline = prefix
+      ? ['FILTER', 'exists(@attrs_v)', 'APPLY', 'split(@attrs_v, ";")', 'AS', key, ...group, 'FILTER', `startswith(@${key}, ${quoted(prefix)})`, ...which]
+      : [...group, ...which];
+    const reply = await this.ft.aggregate(c, query, { limit, pipeline });
+    const out = new Map<string, number>();
+    for (const row of reply.rows) {
+      const value = row.fields.get(key)?.slice(prefix.length);
+      if (value) out.set(value, (out.get(value) ?? 0) + Number(row.fields.get('count')));
+    }
+    return out;
+  }
 }
 
-/** The facets' lists: counts over the matching documents, in parts (each scaled as sampled), plus those over other documents. */
+/**
+ * The facets' lists: counts over the matching documents, in parts (each scaled as sampled), plus
+ * those over other documents; only values matching `prefix` (facet value search), the first `values`.
+ */
 export function facetLists(
-  wanted: ProductFacet[], parts: { counts: ValueCounts | null; sample: FacetSample }[], others: ValueCounts | null,
-): Partial<Record<ProductFacet, FacetCount[]>> {
-  const out: Partial<Record<ProductFacet, FacetCount[]>> = {};
+  wanted: FacetName[], parts: { counts: ValueCounts | null; sample: FacetSample }[], others: ValueCounts | null,
+  { prefix, values = FACET_VALUES }: { prefix?: string; values?: number } = {},
+): Partial<Record<FacetName, FacetCount[]>> {
+  const out: Partial<Record<FacetName, FacetCount[]>> = {};
   wanted.forEach((name, f) => {
     const sum = new Map<string, number>();
     const add = (value: string, n: number) => sum.set(value, (sum.get(value) ?? 0) + n);
@@ -54,7 +98,46 @@ export function facetLists(
       for (const [value, n] of counts?.[f] ?? []) add(value, sample.scale === 1 ? n : Math.max(1, Math.round(n * sample.scale)));
     }
     for (const [value, n] of others?.[f] ?? []) add(value, n);
-    out[name] = facetList(sum, { exhaustive: true, scale: 1 });
+    // A value written in different cases is one value (filters ignore case): the most frequent spelling stands for it.
+    const merged = mergeCases(sum);
+    out[name] = facetList(prefix ? [...merged].filter(([value]) => matchesPrefix(value, prefix)) : merged, { exhaustive: true, scale: 1 }, values);
+  });
+  return out;
+}
+
+function mergeCases(counts: Map<string, number>): Map<string, number> {
+  const byLower = new Map<string, { value: string; best: number; total: number }>();
+  for (const [value, n] of counts) {
+    const key = value.toLowerCase();
+    const seen = byLower.get(key);
+    if (!seen) byLower.set(key, { value, best: n, total: n });
+    else {
+      seen.total += n;
+      if (n > seen.best) Object.assign(seen, { value, best: n });
+    }
+  }
+  return new Map([...byLower.values()].map((v) => [v.value, v.total]));
+}
+
+/** Stats over parts of the matches (each scaled as sampled: its count), as answered. */
+export function statsLists(fields: StatField[], parts: { sums: StatSums | null; sample: FacetSample }[]): Partial<Record<StatField, FacetStats>> {
+  const out: Partial<Record<StatField, FacetStats>> = {};
+  fields.forEach((name, f) => {
+    let min = Infinity;
+    let max = -Infinity;
+    let sum = 0;
+    let counted = 0;
+    let count = 0;
+    for (const { sums, sample } of parts) {
+      const s = sums?.[f];
+      if (!s || s.count === 0) continue;
+      min = Math.min(min, s.min);
+      max = Math.max(max, s.max);
+      sum += s.sum;
+      counted += s.count;
+      count += sample.scale === 1 ? s.count : Math.round(s.count * sample.scale);
+    }
+    out[name] = counted === 0 ? { min: null, max: null, avg: null, count: 0 } : { min, max, avg: roundCents(sum / counted), count };
   });
   return out;
 }

@@ -87,7 +87,7 @@ export class KeywordSearch {
    */
   async search(c: Collection, q: KeywordQuery | null, { k, filter }: { k: number; filter: string }): Promise<Keyword> {
     if (q === null) return this.newest(c, filter, k);
-    const { every, words, expressions } = q;
+    const { every } = q;
     if (every === null) return { ids: [], scores: [], full: 0, total: 0, expr: null, partial: null };
     const run = async (expr: string): Promise<Keyword> => {
       const found = await this.ft.query(c, all(expr, filter), { args: ['NOCONTENT', 'WITHSCORES', 'SCORER', 'BM25', 'LIMIT', '0', String(k)] });
@@ -95,20 +95,28 @@ export class KeywordSearch {
       return { ids, scores: found.rows.map((r) => r.score ?? 0), full: ids.length, total: found.total, expr, partial: null };
     };
     const full = await run(every);
-    if (words.length < 2 || words.length > MAX_PARTIAL_WORDS || full.total >= PARTIAL_TIER_BELOW) return full;
-    const covering = await this.covering(c, words, expressions);
-    if (covering === null) return full;
-    const partialExpr = `${covering} -${every}`;
-    const partial = await run(partialExpr);
+    const tier = await this.partialTier(c, q, full.total);
+    if (tier === null) return full;
+    const partial = await run(tier.expr);
     const room = Math.max(0, k - full.ids.length);
     return {
       ids: [...full.ids, ...partial.ids.slice(0, room)],
       scores: [...full.scores, ...partial.scores.slice(0, room)],
       full: full.ids.length,
       total: full.total + partial.total,
-      expr: `(${every} | ${covering})`,
-      partial: { expr: partialExpr, total: partial.total },
+      expr: `(${every} | ${tier.covering})`,
+      partial: { expr: tier.expr, total: partial.total },
     };
+  }
+
+  /**
+   * The partial tier's query (documents covering enough of the query without every word) and what covers, where
+   * it runs: a query of 2 to MAX_PARTIAL_WORDS words with fewer than PARTIAL_TIER_BELOW full matches.
+   */
+  async partialTier(c: Collection, { every, words, expressions }: KeywordQuery, fullTotal: number): Promise<{ covering: string; expr: string } | null> {
+    if (every === null || words.length < 2 || words.length > MAX_PARTIAL_WORDS || fullTotal >= PARTIAL_TIER_BELOW) return null;
+    const covering = await this.covering(c, words, expressions);
+    return covering === null ? null : { covering, expr: `${covering} -${every}` };
   }
 
   /**

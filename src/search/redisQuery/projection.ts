@@ -9,6 +9,8 @@ import type { StoredProduct } from '../../store/products.js';
 import type { DocumentProjection } from '../../store/projection.js';
 import { analyzeWithCompounds, baseLanguage, titleFocus } from '../analysis.js';
 import { attributeValues, codeKey, isInStock } from '../productValues.js';
+import { CATEGORY_LEVELS, categoryLevels, categoryPaths } from '../productFacets.js';
+import { sortTitle } from '../productSort.js';
 import type { ProductSearchFields } from '../../store/searchFields.js';
 import { ENTRY_FIELDS_VERSION, PRODUCT_FIELDS_VERSION, PROJECTION_VERSION, TAG_SEP, tagText, VECTOR_FILTER_FIELDS } from './schema.js';
 
@@ -45,6 +47,7 @@ export function productProjection(doc: StoredProduct, parentExternalId: string |
   const text = (v: string | null) => fieldText(v, doc.language);
   const title = titleFocus(doc.title);
   const attrs = [...attributeValues(doc.attributes)].flatMap(([name, values]) => values.map((v) => `${name}=${v}`));
+  const levels = categoryLevels(doc.category);
   const fields: Record<string, string> = {
     title: text(title.subject), title2: text(title.minor), kw: text(doc.search_keywords.join(' ')), brand: text(doc.brand), cat: text(doc.category),
     short: text(doc.short_description), desc: text(doc.description),
@@ -54,13 +57,29 @@ export function productProjection(doc: StoredProduct, parentExternalId: string |
     codes: tagValue([doc.sku, doc.gtin].filter((c): c is string => Boolean(c)).map(codeKey)), attrs: tagValue(attrs),
     ext: tagValue([doc.external_id]), pext: tagValue([parentExternalId]),
     brand_v: tagValue([doc.brand]), category_v: tagValue([doc.category]), avail_v: tagValue([doc.availability]),
-    // No price: the field is removed, so that no price range matches the product.
+    // No price (rating): the field is removed, so that no range matches the product and it sorts last.
     price: doc.price_current ?? '',
+    rating: doc.rating_average ?? '',
+    updated: String(Date.parse(doc.updated_at)),
+    title_s: tagText(sortTitle(doc.title)),
+    attrs_v: tagValue(writtenAttributes(doc.attributes)),
+    cpath: tagValue(categoryPaths(doc.category)),
+    ...Object.fromEntries(Array.from({ length: CATEGORY_LEVELS }, (_, i) => [`cat_l${i}`, tagValue([levels[i]])])),
     stock: flag(isInStock(doc.availability)), parent: flag(doc.is_parent), variant: flag(doc.is_variant),
   };
   const vectors: string[] = [];
   for (const name of VECTOR_FILTER_FIELDS) vectors.push(`f:${name}`, fields[name]);
   return { search: pairs(PRODUCT_FIELDS_VERSION, fields), vectors };
+}
+
+/** Attribute values as written, each as `<lower-case name>=<value>` (facet values are shown as written). */
+function writtenAttributes(attributes: Record<string, unknown>): string[] {
+  const out = new Set<string>();
+  for (const key in attributes) {
+    const value = attributes[key];
+    for (const v of Array.isArray(value) ? value : [value]) if (v !== null && typeof v !== 'object') out.add(`${key.toLowerCase()}=${String(v)}`);
+  }
+  return [...out];
 }
 
 export function entryProjection(doc: StoredEntry): string[] {

@@ -63,7 +63,7 @@ export function variantFilter(strategy: VariantStrategy): string {
 /** A product search's filters: on what a product's vector hash holds too, and on the volatile fields only its search hash holds. */
 export interface ProductFilterParts {
   stable: string;
-  /** Price, stock and availability ('' = none). */
+  /** Price, rating, stock, availability and category path ('' = none). */
   volatile: string;
 }
 
@@ -80,6 +80,9 @@ export function productFilterParts(f: ProductFilters, purgingSites: readonly str
   if (f.availability?.length) volatile.push(tagAny('avail', f.availability.map((a) => a.toLowerCase())));
   if (f.inStock !== undefined) volatile.push(`@stock:[${flag(f.inStock)} ${flag(f.inStock)}]`);
   if (f.priceMin !== undefined || f.priceMax !== undefined) volatile.push(`@price:[${f.priceMin ?? '-inf'} ${f.priceMax ?? '+inf'}]`);
+  if (f.ratingMin !== undefined || f.ratingMax !== undefined) volatile.push(`@rating:[${f.ratingMin ?? '-inf'} ${f.ratingMax ?? '+inf'}]`);
+  // Not among the vector hash's fields (a layout change): checked in the products index, as price is.
+  if (f.categoryPath !== undefined) volatile.push(tagAny('cpath', [f.categoryPath]));
   return { stable: all(...parts), volatile: all(...volatile) };
 }
 

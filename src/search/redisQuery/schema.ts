@@ -8,19 +8,20 @@
 import calculateSlot from 'cluster-key-slot';
 import { keys } from '../../store/keys.js';
 import { vectorField } from '../../store/vectors.js';
+import { CATEGORY_LEVELS } from '../productFacets.js';
 import type { ServedModel } from '../servingModels.js';
 import type { IndexRouter } from './router.js';
 
 /** Version of the search layout: each tenant's marker once its documents all follow it (keys.searchProjection). */
-export const PROJECTION_VERSION = '3';
+export const PROJECTION_VERSION = '4';
 /** Versions of each collection's fields, stored with each document (f:v). */
-export const PRODUCT_FIELDS_VERSION = '3';
+export const PRODUCT_FIELDS_VERSION = '4';
 export const ENTRY_FIELDS_VERSION = '2';
 /**
  * Versions of each collection's index, part of its name: a new one is created beside the old
- * (which is dropped) when the fields or their encoding change (4, 3: vectors as FLOAT16, EF_CONSTRUCTION 100).
+ * (which is dropped) when the fields or their encoding change (products 4: sort fields, category levels and written attribute values; vectors 4: FLOAT16, EF_CONSTRUCTION 100).
  */
-export const INDEX_VERSIONS = { products: '3', 'product-vectors': '4', entries: '3' } as const;
+export const INDEX_VERSIONS = { products: '4', 'product-vectors': '4', entries: '3' } as const;
 
 /** Separator of multi-value TAG fields (values holding it have it replaced). */
 export const TAG_SEP = ';';
@@ -98,6 +99,11 @@ export const VECTOR_FILTER_FIELDS = ['id', 'site', 'lang', 'lang_base', 'categor
 const text = (name: string, weight: number) => [`f:${name}`, 'AS', name, 'TEXT', 'WEIGHT', String(weight), 'NOSTEM'];
 const tag = (name: string, ...extra: string[]) => [`f:${name}`, 'AS', name, 'TAG', 'SEPARATOR', TAG_SEP, 'CASESENSITIVE', ...extra];
 const numeric = (name: string, ...extra: string[]) => [`f:${name}`, 'AS', name, 'NUMERIC', ...extra];
+/** A value read only by sorts and aggregations (kept in the index's sorting vector, not indexed). */
+const kept = (name: string, type: 'NUMERIC' | 'TAG') => [`f:${name}`, 'AS', name, type, ...(type === 'TAG' ? ['SEPARATOR', TAG_SEP, 'CASESENSITIVE'] : []), 'SORTABLE', 'NOINDEX'];
+
+/** The hash fields of a category path's levels (category.lvl0 …). */
+export const levelField = (level: number): string => `cat_l${level}`;
 
 /** The HNSW graph's candidate list while inserting. */
 export const EF_CONSTRUCTION = 100;
@@ -122,8 +128,10 @@ export function schema(c: Collection, options: IndexOptions): string[] {
       // As the built-in engine's fields (builtin/products.ts): the title's focus, the rest of it, …
       ...text('title', 3), ...text('title2', 1.5), ...text('kw', 2.5), ...text('brand', 2), ...text('cat', 2), ...text('short', 1), ...text('desc', 1),
       ...common, ...numeric(F.created, 'SORTABLE'), ...productFilters, ...tag('avail'), ...tag('codes'), ...tag('ext'),
-      ...tag('brand_v', 'SORTABLE'), ...tag('category_v', 'SORTABLE'), ...tag('avail_v', 'SORTABLE'),
-      ...numeric('price'), ...numeric('stock'),
+      ...tag('brand_v', 'SORTABLE'), ...tag('category_v', 'SORTABLE'), ...tag('avail_v', 'SORTABLE'), ...tag('cpath'),
+      ...numeric('price', 'SORTABLE'), ...numeric('rating', 'SORTABLE'), ...numeric('stock'),
+      ...kept('updated', 'NUMERIC'), ...kept('title_s', 'TAG'), ...kept('attrs_v', 'TAG'),
+      ...Array.from({ length: CATEGORY_LEVELS }, (_, i) => kept(levelField(i), 'TAG')).flat(),
     ];
   }
   return [

@@ -10,6 +10,7 @@ import { keywordCases } from './keyword.js';
 import { knowledgeCases } from './knowledge.js';
 import { refreshCases } from './refresh.js';
 import { semanticCases } from './semantic.js';
+import { storefrontCases } from './storefront.js';
 
 export type { EngineTarget } from './fixtures.js';
 
@@ -17,6 +18,7 @@ export function searchEngineContract(target: EngineTarget): void {
   describe(`SearchEngine contract: ${target.name}`, () => {
     useContractData(target);
     keywordCases();
+    storefrontCases();
     semanticCases();
     knowledgeCases();
     refreshCases();
