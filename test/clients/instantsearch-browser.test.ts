@@ -277,7 +277,7 @@ describe('InstantSearch in Chromium from another origin', { skip: SKIP_WITHOUT_C
     async function untilStats(page: Page, pattern: RegExp) {
       const deadline = Date.now() + 15_000;
       while (!pattern.test(await statsText(page).catch(() => ''))) {
-        if (Date.now() > deadline) assert.fail(`stats: ${await statsText(page).catch(() => '(none)')}, not ${pattern}`);
+        if (Date.now() > deadline) assert.fail(`stats: ${await statsText(page).catch(() => '(none)')}, not ${pattern}; errors ${JSON.stringify(await errorsOf(page))}`);
         await page.waitForTimeout(50);
       }
     }
@@ -366,7 +366,11 @@ describe('InstantSearch in Chromium from another origin', { skip: SKIP_WITHOUT_C
       const { page } = shop;
       await until(page, 'title', (t) => t.length === 4, 'the first page');
       const entries = () => page.locator('#categories .ais-HierarchicalMenu-item').evaluateAll((items) =>
-        items.map((i) => `${i.querySelector(':scope > a .ais-HierarchicalMenu-label')?.textContent} ${i.querySelector(':scope > a .ais-HierarchicalMenu-count')?.textContent}`));
+        items.map((i) => {
+          // The item's own link comes first; its children's follow inside it.
+          const link = i.querySelector('.ais-HierarchicalMenu-link');
+          return `${link?.querySelector('.ais-HierarchicalMenu-label')?.textContent} ${link?.querySelector('.ais-HierarchicalMenu-count')?.textContent}`;
+        }));
       assert.deepEqual((await entries()).sort(), ['Damen 2', 'Herren 5', 'Schuhe 1', 'Zubehör 2']);
       const open = (label: string) => page.locator('#categories .ais-HierarchicalMenu-link', { has: page.locator('.ais-HierarchicalMenu-label', { hasText: new RegExp(`^${label}$`) }) }).click();
 
