@@ -80,7 +80,8 @@ export function column(parts: ColumnParts): Column {
 
 /** The benchmark's tenant: an all-scopes key and SITES sites with the same slugs on every server. */
 export async function setUpTenant(services: Services, slug: string): Promise<BenchTenant> {
-  const tenant = await services.tenants.create(slug, 'Search benchmark');
+  // The catalogue's color and size facet on the search page (searchHttpBench.ts searchPage).
+  const tenant = await services.tenants.create(slug, 'Search benchmark', { facet_attributes: ['color', 'size'] });
   const user = await services.users.create(tenant.id, { email: 'bench@bench.test', name: 'Bench' });
   const { key } = await services.apiKeys.create(tenant.id, { userId: user.id, name: 'bench', scopes: [...SCOPES] });
   const siteIds: string[] = [];
