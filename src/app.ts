@@ -4,6 +4,7 @@ import { bulkRoutes } from './api/bulk.js';
 import { categoryRoutes } from './api/categories.js';
 import { knowledgeEntryRoutes } from './api/knowledgeEntries.js';
 import { searchRoutes } from './api/search.js';
+import { multiSearchRoutes } from './api/multiSearch.js';
 import { mcpRoutes } from './api/mcp.js';
 import { oauthResolver, oauthRoutes } from './api/oauth.js';
 import { OAuthRateLimit } from './api/oauthRateLimit.js';
@@ -251,6 +252,7 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
     ...bulkRoutes(services.ingest, services.sites),
     ...knowledgeEntryRoutes(services.knowledgeEntries),
     ...searchRoutes(search),
+    ...multiSearchRoutes(search),
     ...mcpRoutes({ search, products: services.products, knowledgeEntries: services.knowledgeEntries, categories: services.categories, version: VERSION }, config.publicScheme),
     ...embeddingRoutes(services.embeddingStatus),
     ...adminRoutes({ tenants: services.tenants, users: services.users, apiKeys: services.apiKeys, audit: services.audit }),

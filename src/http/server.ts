@@ -218,7 +218,7 @@ function tooLarge(limit: number): Reply {
 }
 
 /** Maps an error to its reply; anything unexpected is a 500 without internals. */
-function errorReply(error: unknown, unavailable: (error: unknown) => boolean = () => false): Reply {
+export function errorReply(error: unknown, unavailable: (error: unknown) => boolean = () => false): Reply {
   if (error instanceof ErrorWithHeaders) {
     const reply = errorReply(error.error, unavailable);
     return { ...reply, headers: { ...error.headers, ...reply.headers } };

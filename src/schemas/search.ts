@@ -46,7 +46,7 @@ export const ProductSearchFilters = Type.Object({
       description: 'Attribute name → value or values (any of them; case-insensitive)',
     }),
   ),
-});
+}, { additionalProperties: false });
 
 const Direction = StringEnum(['asc', 'desc'] as const);
 /** One sort key: an object with exactly one of the fields. */
@@ -79,7 +79,7 @@ export const ProductSearchRequest = Type.Object(
     highlight_post_tag: Type.Optional(Type.String({ maxLength: 50, default: '</mark>' })),
     snippet_words: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Words in a highlight snippet' })),
   },
-  { $id: 'ProductSearchRequest' },
+  { $id: 'ProductSearchRequest', additionalProperties: false },
 );
 
 /** Facet value search: the product search body, one facet and the typed prefix. */
@@ -90,7 +90,7 @@ export const FacetValuesRequest = Type.Object(
     facet_query: Type.Optional(Type.String({ maxLength: 100, default: '', description: 'Prefix of the values (or of a word in them), case and diacritics ignored' })),
     max_values: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
   },
-  { $id: 'FacetValuesRequest' },
+  { $id: 'FacetValuesRequest', additionalProperties: false },
 );
 
 export const KnowledgeSearchRequest = Type.Object(
@@ -105,7 +105,7 @@ export const KnowledgeSearchRequest = Type.Object(
     language: Type.Optional(Type.String({ minLength: 2, maxLength: 5 })),
     include_expired: Type.Optional(Type.Boolean({ default: false })),
   },
-  { $id: 'KnowledgeSearchRequest' },
+  { $id: 'KnowledgeSearchRequest', additionalProperties: false },
 );
 
 const Ranks = Type.Object({

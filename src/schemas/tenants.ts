@@ -25,7 +25,7 @@ export const TenantSettingsUpdate = Type.Partial(Type.Object({
   oauth_open_registration: Type.Boolean(),
   rate_limit_per_s: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   facet_attributes: FacetAttributes,
-}), { $id: 'TenantSettingsUpdate' });
+}, { additionalProperties: false }), { $id: 'TenantSettingsUpdate' });
 
 export const TenantSlug = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([a-z0-9-]*[a-z0-9])?$' });
 

@@ -61,7 +61,10 @@ describe('settings', () => {
     assert.equal(empty.status, 200);
     assert.deepEqual(empty.body, second.body);
 
-    const back = await t.request('PUT', SETTINGS, { body: { variant_strategy: 'all', oauth_open_registration: false, unknown_key: 1 } });
+    const unknown = await t.request('PUT', SETTINGS, { body: { variant_strategy: 'all', unknown_key: 1 } });
+    assert.equal(unknown.status, 422, 'an unknown setting is named, not dropped');
+    assert.deepEqual(unknown.body.detail.map((d: { loc: unknown }) => d.loc), [['body', 'unknown_key']]);
+    const back = await t.request('PUT', SETTINGS, { body: { variant_strategy: 'all', oauth_open_registration: false } });
     assert.equal(back.status, 200);
     assert.deepEqual(back.body, { variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0, facet_attributes: [] });
   });

@@ -26,8 +26,8 @@ const search = (key: string, origin: string | undefined, body: unknown = { query
 const related = () => `${K}/products/${shop.productIds[0]}/related`;
 
 describe('preflight', () => {
-  test('OPTIONS on the storefront routes: 204 echoing the Origin, with the methods and headers they take', async () => {
-    for (const [path, method] of [[SEARCH, 'POST'], [related(), 'GET']]) {
+  test('OPTIONS on the storefront routes (search, multi-search, facet values, related): 204 echoing the Origin, with the methods and headers they take', async () => {
+    for (const [path, method] of [[SEARCH, 'POST'], [`${K}/search/multi`, 'POST'], [`${K}/search/facet-values`, 'POST'], [related(), 'GET']]) {
       const res = await t.request('OPTIONS', path, {
         key: undefined,
         headers: { Origin: 'https://anyone.example', 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': 'authorization,content-type' },
