@@ -54,7 +54,8 @@ const entry = {
 const productSearch = {
   query: 'bohr', mode: 'hybrid', limit: 5, offset: 0, site_id: ref('siteSlug'), language: 'de', category: 'Werkzeug',
   filters: { brand: ['Bosch'], availability: ['InStock'], price_min: 1, price_max: 500, in_stock: true, attributes: { farbe: ['blau'], gr: 'x' } },
-  facets: ['brand', 'category'],
+  facets: ['brand', 'category', 'category.lvl1', 'price_current'],
+  sort: [{ price_current: 'asc' }], highlight: true,
 };
 
 const knowledgeSearch = {
@@ -112,6 +113,8 @@ export const TEMPLATES: RouteTemplate[] = [
   { method: 'GET', path: `${K}/knowledge-entries/:entry_id/related`, params: { entry_id: ref('entryId') }, query: { limit: '5', offset: '0', include_expired: 'false' }, auth: knowledgeRead, answers: 'api' },
   // search
   { method: 'POST', path: `${K}/search/products`, body: { kind: 'json', value: productSearch }, auth: storefront, answers: 'api' },
+  { method: 'POST', path: `${K}/search/multi`, body: { kind: 'json', value: { searches: [productSearch, { query: 'säge', sort: [{ rating_average: 'desc' }] }] } }, auth: storefront, answers: 'api' },
+  { method: 'POST', path: `${K}/search/facet-values`, body: { kind: 'json', value: { query: 'bohr', facet: 'brand', facet_query: 'bo', filters: productSearch.filters } }, auth: storefront, answers: 'api' },
   { method: 'OPTIONS', path: `${K}/search/products`, headers: { origin: SHOP_ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' }, auth: 'none', answers: 'api' },
   { method: 'GET', path: `${K}/whoami`, auth: { anyOf: BEYOND_SEARCH }, answers: 'api' },
   { method: 'POST', path: `${K}/search/knowledge`, body: { kind: 'json', value: knowledgeSearch }, auth: knowledgeRead, answers: 'api' },
