@@ -44,6 +44,9 @@ describe('synonym sets over HTTP', () => {
     const after = await search({ query: 'handy' });
     assert.deepEqual(keysOf(after), ['huelle', 'smartphone']);
     assert.deepEqual(after.body.synonyms_applied, [{ id: 'phone', matched: 'handy', alternatives: ['smartphone', 'mobiltelefon'] }]);
+    // Highlights mark what the alternative matched.
+    const marked = await search({ query: 'handy', highlight: true });
+    assert.ok(marked.body.hits.every((h: { highlight: { matched_words: string[] } }) => h.highlight.matched_words.includes('smartphone')), marked.text);
     // A compound's part: its synonyms are used and said so.
     const compound = await search({ query: 'handyhülle' });
     assert.deepEqual(keysOf(compound), ['huelle']);
