@@ -7,7 +7,8 @@ import { before, describe, test } from 'node:test';
 import type { ProductInput } from '../../../src/domain/products.js';
 import type { SynonymTable } from '../../../src/search/synonyms.js';
 import { keysOf, productSearch, sorted, uniqueSlug } from '../fixtures.js';
-import { domain, engine } from './fixtures.js';
+import { domain, engine, other, OTHER_PROCESS_MS } from './fixtures.js';
+import { within } from '../fixtures.js';
 
 const SHOP: { key: string; title: string; site?: 'outlet' }[] = [
   { key: 'smartphone', title: 'Smartphone Galaxy S' },
@@ -91,6 +92,12 @@ export function synonymCases(): void {
       assert.deepEqual(await keys('turnschuh', await table(null)), []);
       assert.deepEqual(await keys('pants', await table(null, 'de')), []);
       assert.deepEqual(await keys('pants', await table(null, 'en'), { language: 'en' }), ['jeans']);
+    });
+
+    test('a set written through another process applies here within a second', async () => {
+      assert.deepEqual(await keys('beinkleid', await table()), []);
+      await other.services.synonyms.put(tenantId, 'beinkleid', { root: 'beinkleid', synonyms: ['hose'] });
+      await within(OTHER_PROCESS_MS, 'the other process\'s set', async () => (await keys('beinkleid', await table())).includes('hose'));
     });
   });
 }
