@@ -15,6 +15,7 @@ import { siteRoutes } from './api/sites.js';
 import { systemRoutes } from './api/system.js';
 import { whoamiRoutes } from './api/whoami.js';
 import { consoleRoutes } from './api/console.js';
+import { synonymRoutes } from './api/synonyms.js';
 import type { Config, EmbedderSpec } from './config.js';
 import { DEFAULT_OAUTH_LIFETIMES, type OAuthLifetimes } from './config.js';
 import { ApiKeyService } from './domain/apiKeys.js';
@@ -33,6 +34,7 @@ import { QueryEmbedders } from './embed/queryEmbedders.js';
 import { createSearchEngine, dropOldLayoutIndexes, indexOptionsOf, resolveSearchEngine, searchWrites, type SearchWrites } from './search/index.js';
 import type { EngineProgress } from './search/engine.js';
 import { SiteService } from './domain/sites.js';
+import { SynonymService } from './domain/synonyms.js';
 import { TenantService, UserService } from './domain/tenants.js';
 import { preflightRoutes } from './http/cors.js';
 import { requestPipeline } from './http/pipeline.js';
@@ -56,6 +58,7 @@ import { AuditRepository } from './store/auditLog.js';
 import { OAuthRepository } from './store/oauth.js';
 import { ProductRepository } from './store/productRepository.js';
 import { SiteRepository } from './store/sites.js';
+import { SynonymRepository } from './store/synonyms.js';
 import { ApiKeyRepository, TenantRepository, UserRepository } from './store/tenants.js';
 import { embeddingRoutes } from './api/embedding.js';
 import { EmbeddingStatusService, type ConfiguredModel } from './domain/embedding.js';
@@ -114,7 +117,8 @@ export function createServices(redis: Store, options: ServiceOptions = {}) {
   const knowledgeEntries = new KnowledgeEntryService(entries, queues.embed ?? noEntryEmbedding, searchRefresh);
   const audit = new AuditLog(new AuditRepository(redis));
   const oauth = new OAuthService(oauthStore, apiKeys, oauthLifetimes);
-  return { tenants, users, apiKeys, sites, categories, products, ingest, jobs, knowledgeEntries, audit, oauth, embeddingStatus };
+  const synonyms = new SynonymService(new SynonymRepository(redis), sites);
+  return { tenants, users, apiKeys, sites, categories, products, ingest, jobs, knowledgeEntries, audit, oauth, embeddingStatus, synonyms };
 }
 export type Services = ReturnType<typeof createServices>;
 
@@ -214,7 +218,7 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
   const search = new SearchService({
     engine,
     embedders,
-    products: services.products, knowledgeEntries: services.knowledgeEntries, sites: services.sites,
+    products: services.products, knowledgeEntries: services.knowledgeEntries, sites: services.sites, synonyms: services.synonyms,
     facetExactLimit: config.facetExactLimit,
   });
   // The indexes build in the background: /readyz answers 503 with the progress until they are done.
@@ -256,6 +260,7 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
     ...mcpRoutes({ search, products: services.products, knowledgeEntries: services.knowledgeEntries, categories: services.categories, version: VERSION }, config.publicScheme),
     ...embeddingRoutes(services.embeddingStatus),
     ...adminRoutes({ tenants: services.tenants, users: services.users, apiKeys: services.apiKeys, audit: services.audit }),
+    ...synonymRoutes(services.synonyms),
     ...oauthRoutes(services.oauth, guard, { scheme: config.publicScheme, rateLimit: new OAuthRateLimit(services.apiKeys, config.oauthRateLimits) }),
     ...whoamiRoutes(),
     ...consoleRoutes(services.oauth, guard),

@@ -6,11 +6,14 @@ import type { QueryEmbedders } from '../embed/queryEmbedders.js';
 import type { FacetValuesRequest, KnowledgeSearchRequest, ProductSearchRequest } from '../schemas/search.js';
 import type { EntryAccess, FacetName, Hit, ProductSearch, SearchEngine, SearchMode, SearchRequest, SearchResult, SortKey, StatField } from '../search/engine.js';
 import { markPrefix, QueryHighlighter } from '../search/highlight.js';
+import { appliedSynonyms, type SynonymTable } from '../search/synonyms.js';
+import type { AppliedSynonym } from '../search/analysis.js';
 import { CATEGORY_LEVELS, isStatField, parseFacet, pathFilter, PLAIN_FACETS, STAT_FIELDS } from '../search/productFacets.js';
 import { InvalidError, NotFoundError } from './errors.js';
 import { readableVisibilities, type Caller, type EntryView, type KnowledgeEntryService } from './knowledgeEntries.js';
 import type { ProductService, ProductView } from './products.js';
 import type { SiteService } from './sites.js';
+import type { SynonymService } from './synonyms.js';
 import type { Tenant } from '../schemas/records.js';
 import type { Page } from '../store/docs.js';
 
@@ -48,6 +51,8 @@ interface Plan {
   language: string;
   /** Semantic candidates below this similarity are left out. */
   minSimilarity: number;
+  /** Product searches: the synonym sets that apply, and those the query used. */
+  synonyms?: { table: SynonymTable; applied: AppliedSynonym[] } | null;
 }
 
 /** What a search asks of the plan: the query, the mode asked for, its language and floor if given. */
@@ -67,6 +72,8 @@ export interface SearchServiceOptions {
   sites: SiteService;
   /** Facets are exact over at most this many matches (KCS_FACET_EXACT_LIMIT; default search/facets.ts). */
   facetExactLimit?: number;
+  /** The tenants' synonym sets (none: product searches apply no synonyms). */
+  synonyms?: SynonymService;
 }
 
 export class SearchService {
@@ -76,8 +83,10 @@ export class SearchService {
   private readonly knowledgeEntries: KnowledgeEntryService;
   private readonly sites: SiteService;
   private readonly facetExactLimit: number | undefined;
+  private readonly synonyms: SynonymService | null;
 
   constructor(options: SearchServiceOptions) {
+    this.synonyms = options.synonyms ?? null;
     this.facetExactLimit = options.facetExactLimit;
     this.engine = options.engine;
     this.embedders = options.embedders;
@@ -97,7 +106,7 @@ export class SearchService {
     const hits = await this.withProducts(tenant.id, result.hits);
     const highlighter = highlighterOf(input, plan);
     const marked = highlighter ? hits.map((h) => ({ ...h, highlight: highlighter.product(h.product) })) : hits;
-    return { ...productAnswer(result), hits: marked, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
+    return { ...productAnswer(result, plan), hits: marked, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
   }
 
   /** searchProducts with each hit's product as JSON text (ProductService.viewTexts): what the HTTP route answers. */
@@ -112,7 +121,7 @@ export class SearchService {
       if (!documentJson) return [];
       return [highlighter ? { ...h, documentJson, highlight: highlighter.product(JSON.parse(documentJson) as HighlightedFields) } : { ...h, documentJson }];
     });
-    return { ...productAnswer(result), hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
+    return { ...productAnswer(result, plan), hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
   }
 
   /**
@@ -137,11 +146,17 @@ export class SearchService {
     const siteId = site?.id;
     const query = input.query ?? '';
     const language = input.language ?? site?.language ?? (await this.sites.defaultLanguage(tenant.id));
-    const plan = await this.plan(tenant.id, { query, requested: input.mode ?? 'hybrid', language, minSimilarity: input.min_similarity });
+    const [plan, table] = await Promise.all([
+      this.plan(tenant.id, { query, requested: input.mode ?? 'hybrid', language, minSimilarity: input.min_similarity }),
+      this.synonyms && query.trim() ? this.synonyms.tableFor(tenant.id, { siteId, language }) : null,
+    ]);
+    // Synonyms are a keyword matter: a semantic search applies none.
+    if (table && plan.mode !== 'semantic') plan.synonyms = { table, applied: appliedSynonyms(query, { stemming: input.language ?? null, language, synonyms: table }) };
     const f = input.filters ?? {};
     const { facets, stats } = facetsOf(input.facets ?? [], tenant.settings.facet_attributes ?? []);
     const result = await this.engine.searchProducts(tenant.id, {
       ...this.request(query, plan, input),
+      synonyms: plan.synonyms?.table ?? null,
       facets,
       stats,
       sort: (input.sort ?? []).map(sortKeyOf),
@@ -262,9 +277,12 @@ export class SearchService {
   }
 }
 
-/** A product search's result as answered: facets_exhaustive and facets_stats beside the facets. */
-function productAnswer({ facetsExhaustive, facetsStats, ...result }: SearchResult) {
-  return { ...result, facets_exhaustive: facetsExhaustive ?? true, ...(facetsStats ? { facets_stats: facetsStats } : {}) };
+/** A product search's result as answered: facets_exhaustive and facets_stats beside the facets, and the synonyms it used (always a list). */
+function productAnswer({ facetsExhaustive, facetsStats, ...result }: SearchResult, plan: Plan) {
+  return {
+    ...result, facets_exhaustive: facetsExhaustive ?? true, ...(facetsStats ? { facets_stats: facetsStats } : {}),
+    synonyms_applied: plan.synonyms?.applied ?? [],
+  };
 }
 
 /**
@@ -304,6 +322,7 @@ function highlighterOf(input: ProductSearchInput, plan: Plan): QueryHighlighter 
   if (!input.highlight) return null;
   return new QueryHighlighter(input.query ?? '', {
     language: plan.language, preTag: input.highlight_pre_tag ?? '<mark>', postTag: input.highlight_post_tag ?? '</mark>', snippetWords: input.snippet_words ?? 20,
+    synonyms: plan.synonyms?.table ?? null,
   });
 }
 

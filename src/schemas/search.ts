@@ -126,6 +126,11 @@ const Highlight = Type.Object({
   matched_words: Type.Array(Type.String()),
 }, { description: 'HTML-escaped, the words that matched wrapped in the highlight tags' });
 
+const SynonymsApplied = Type.Array(
+  Type.Object({ id: Type.String(), matched: Type.String({ description: 'The query words that equal an entry of the set' }), alternatives: Type.Array(Type.String()) }),
+  { description: 'Product searches (always, [] when none): the synonym sets the query used, and the entries its words also stood for' },
+);
+
 const resultOf = <K extends string, T extends TSchema>({ name, key, doc, $id }: { name: string; key: K; doc: T; $id: string }) =>
   Type.Object(
     {
@@ -135,7 +140,7 @@ const resultOf = <K extends string, T extends TSchema>({ name, key, doc, $id }: 
       })),
       total: Type.Integer({ description: 'Matching documents: every keyword match plus the semantic candidates' }),
       facets: Type.Record(Type.String(), FacetCounts, { description: 'Per asked value facet, under its name as asked' }),
-      ...(key === 'product' ? { facets_exhaustive: Type.Optional(FacetsExhaustive), facets_stats: Type.Optional(FacetsStats) } : {}),
+      ...(key === 'product' ? { facets_exhaustive: Type.Optional(FacetsExhaustive), facets_stats: Type.Optional(FacetsStats), synonyms_applied: Type.Optional(SynonymsApplied) } : {}),
       mode: StringEnum(SEARCH_MODES, { description: 'The mode that ran (hybrid falls back to keyword when semantic cannot run)' }),
       semantic_fallback: Nullable(Type.String({ description: `Why semantic ranking did not run for this ${name} search, if it did not` })),
       engine: Type.String({ description: 'builtin or redis-query-engine' }),

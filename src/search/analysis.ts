@@ -152,6 +152,26 @@ export interface QueryWord {
    * names, and weighs less in its coverage ("günstige kaffeemaschine mit timer").
    */
   minor?: boolean;
+  /** The synonym sets the word (or the run of typed words it stands for) matched: their alternatives are among its readings. */
+  synonyms?: AppliedSynonym[];
+}
+
+/** A synonym set a query used: the query's words that equal one of its entries, and the entries they also stand for. */
+export interface AppliedSynonym {
+  id: string;
+  matched: string;
+  alternatives: string[];
+}
+
+/**
+ * Synonyms as query analysis asks for them (search/synonyms.ts SynonymTable): for one word, or a
+ * run of adjacent words, the sets whose entry they equal as analysed, and the readings (each a list
+ * of words a document must hold all of) their alternatives add.
+ */
+export interface QuerySynonyms {
+  /** The most words an entry has: longer runs are not looked up. */
+  readonly maxWords: number;
+  match(words: readonly QueryWord[], analysis: QueryAnalysis): { applied: AppliedSynonym[]; readings: QueryWord[][] } | null;
 }
 
 /** Shorter words are not completed: two letters stand for too much of a catalogue. */
@@ -172,6 +192,8 @@ export interface QueryAnalysis {
   language: string | null;
   /** False when the query ends with a space (the user finished the last word). */
   prefixLast?: boolean;
+  /** The synonym sets that apply to the search (none: no synonyms). */
+  synonyms?: QuerySynonyms | null;
 }
 
 /** ae, oe, ue written for ä, ö, ü ("kopfhoerer"); "que" and "eue" ("Quelle", "neue") are left alone. */
@@ -199,7 +221,7 @@ export function analyzeQuery(query: string, analysis: QueryAnalysis): QueryWord[
   typed.forEach((word, i) => {
     const last = i === typed.length - 1;
     // The first letters of a word being typed ("sleeping b") are too few to narrow anything yet.
-    if (last && prefixLast && out.length > 0 && word.length < MIN_PREFIX) return;
+    if (last && prefixLast && out.length > 0 && word.length < MIN_PREFIX && !endsSynonymRun(out, word, analysis)) return;
     if (meaningful && STOPWORDS.has(word) && !last) {
       minor ||= CONNECTORS.has(word);
       return;
@@ -207,10 +229,80 @@ export function analyzeQuery(query: string, analysis: QueryAnalysis): QueryWord[
     const refines = minor || (splitsCompounds(analysis.language ?? analysis.stemming) && decompounder().isAdjective(fold(word)));
     out.push({ ...analyzeWord(word, analysis, prefixLast && last), ...(refines ? { minor: true } : {}) });
   });
+  return analysis.synonyms ? withSynonymRuns(out, analysis.synonyms, analysis) : out;
+}
+
+/**
+ * Runs of adjacent words equal to a multi-word synonym entry ("smart tv") read as one word: the
+ * run itself apart, or any of its alternatives. The longest run wins.
+ */
+function withSynonymRuns(words: QueryWord[], synonyms: QuerySynonyms, analysis: QueryAnalysis): QueryWord[] {
+  if (synonyms.maxWords < 2 || words.length < 2) return words;
+  const out: QueryWord[] = [];
+  for (let i = 0; i < words.length; ) {
+    let run: QueryWord[] = [];
+    let found: ReturnType<QuerySynonyms['match']> = null;
+    for (let n = Math.min(synonyms.maxWords, words.length - i); n >= 2 && !found; n--) {
+      run = words.slice(i, i + n);
+      found = synonyms.match(run, analysis);
+    }
+    if (!found) {
+      out.push(words[i++]);
+      continue;
+    }
+    i += run.length;
+    out.push({
+      word: run.map((w) => w.word).join(' '), terms: [], typoTerms: [], fuzzy: 0, prefixes: [], readings: [run, ...found.readings],
+      span: run.reduce((sum, w) => sum + w.span, 0), synonyms: found.applied, ...(run.every((w) => w.minor) ? { minor: true } : {}),
+    });
+  }
   return out;
 }
 
-function analyzeWord(word: string, { stemming, language }: QueryAnalysis, last: boolean): QueryWord {
+/** Whether a short last word completes a multi-word synonym entry with the words before it ("smart tv"): then it is kept. */
+function endsSynonymRun(before: QueryWord[], word: string, analysis: QueryAnalysis): boolean {
+  const { synonyms } = analysis;
+  if (!synonyms || synonyms.maxWords < 2) return false;
+  const last = analyzeWord(word, analysis, false);
+  for (let n = 1; n < synonyms.maxWords && n <= before.length; n++) if (synonyms.match([...before.slice(-n), last], analysis)) return true;
+  return false;
+}
+
+/** A word's synonym alternatives added to its readings. */
+function withSynonyms(word: QueryWord, analysis: QueryAnalysis): QueryWord {
+  const found = analysis.synonyms?.match([word], analysis);
+  return found ? { ...word, readings: [...word.readings, ...found.readings], synonyms: found.applied } : word;
+}
+
+/**
+ * The words of a synonym entry as a query reads them when they stand in for another: each as an
+ * exact word (its stems and compound parts; no typo variants, no prefix, no synonyms of its own).
+ */
+export function alternativeWords(entry: string, analysis: QueryAnalysis): QueryWord[] {
+  const exact = { ...analysis, synonyms: null };
+  return meaningfulWords(entry).map((w) => ({ ...analyzeWord(w, exact, false), typoTerms: [], fuzzy: 0 }));
+}
+
+/** The words of a text a query matches on: its stopwords left out, unless it has only those. */
+export function meaningfulWords(text: string): string[] {
+  const typed = words(text);
+  const kept = typed.filter((w) => !STOPWORDS.has(w));
+  return kept.length > 0 ? kept : typed;
+}
+
+/** Every term a word may be read as in a query: its spellings (umlauts spelled out read as umlauts), folded and stemmed in each stemmed language. */
+export function readingsOfWord(word: string): string[] {
+  const out = new Set<string>();
+  const umlauts = word.replace(SPELLED_UMLAUT, (m) => UMLAUTS[m]);
+  for (const spelling of umlauts === word ? [word] : [word, umlauts]) {
+    out.add(fold(spelling));
+    for (const lang of STEMMED_LANGUAGES) out.add(termOf(spelling, lang));
+  }
+  return [...out];
+}
+
+function analyzeWord(word: string, analysis: QueryAnalysis, last: boolean): QueryWord {
+  const { stemming, language } = analysis;
   const german = splitsCompounds(language ?? stemming);
   const spellings = [word];
   if (german) {
@@ -232,10 +324,11 @@ function analyzeWord(word: string, { stemming, language }: QueryAnalysis, last: 
   for (const spelling of german ? spellings : []) {
     const parts = compoundParts(spelling);
     if (!parts || parts.length > MAX_READ_PARTS) continue;
-    for (const groups of segmentations(parts)) readings.push(groups.map((g) => exactWord(g, termOf(g, 'de'))));
+    // Each part with its synonyms ("handyhülle": handy or smartphone, and hülle).
+    for (const groups of segmentations(parts)) readings.push(groups.map((g) => withSynonyms(exactWord(g, termOf(g, 'de')), analysis)));
     break;
   }
-  return { word, terms: [...terms], typoTerms: [...typoTerms], fuzzy: typoBudget(word), prefixes, readings, span: 1 };
+  return withSynonyms({ word, terms: [...terms], typoTerms: [...typoTerms], fuzzy: typoBudget(word), prefixes, readings, span: 1 }, analysis);
 }
 
 /** Every way to read parts as two or more consecutive groups, each joined ("akku|bohr|schrauber" → akku + bohrschrauber, …). */
@@ -261,7 +354,9 @@ function segmentations(parts: readonly string[]): string[][] {
  * Two adjacent query words read as one compound ("regen jacke" → regenjacke), or apart: the
  * engine joins them where its index knows the joined word.
  */
-export function joinedWords(first: QueryWord, second: QueryWord, analysis: QueryAnalysis): QueryWord {
+export function joinedWords(first: QueryWord, second: QueryWord, analysis: QueryAnalysis): QueryWord | null {
+  // A run read as a synonym entry is no typed word to join.
+  if (first.span > 1 || second.span > 1) return null;
   const joined = analyzeWord(first.word + second.word, analysis, second.prefixes.length > 0);
   return { ...joined, fuzzy: 0, readings: [[first, second]], span: first.span + second.span };
 }

@@ -1,6 +1,7 @@
 // The SearchEngine port: what the search service asks of an engine, whichever it is (the built-in
 // in-memory replica on plain Redis, or the Redis Query Engine). Engines return ids, scores and
 // ranks; the service loads the documents themselves, so both engines answer the same shape.
+import type { QueryAnalysis, QuerySynonyms } from './analysis.js';
 import type { FacetName, StatField } from './productFacets.js';
 import type { SortKey } from './productSort.js';
 
@@ -45,7 +46,12 @@ export interface SearchRequest {
   minSimilarity: number;
   limit: number;
   offset: number;
+  /** The synonym sets that apply (search/synonyms.ts SynonymTable; none: no synonyms). */
+  synonyms?: QuerySynonyms | null;
 }
+
+/** How an engine analyses a request's query: stemmed in `stemming` (null: every stemmed language), with the request's synonyms. */
+export const queryAnalysisOf = (s: SearchRequest, stemming: string | null): QueryAnalysis => ({ stemming, language: s.language, synonyms: s.synonyms ?? null });
 
 export interface ProductSearch extends SearchRequest {
   filters: ProductFilters;

@@ -5,7 +5,7 @@
 // its index terms (stems, a German compound's tails, folding), the query's last word as a prefix
 // while it is being typed, typo variants within a word's budget, and a compound's parts or two
 // typed words joined into one. Also: a facet value with a typed prefix marked (facet value search).
-import { analyzeQuery, analyzeWithCompounds, fold, joinedWords, typoBudget, type QueryAnalysis, type QueryWord } from './analysis.js';
+import { analyzeQuery, analyzeWithCompounds, fold, joinedWords, typoBudget, type QueryAnalysis, type QuerySynonyms, type QueryWord } from './analysis.js';
 
 export interface HighlightOptions {
   /** The query's language (request, site or tenant default): documents' words are analysed in it too. */
@@ -15,6 +15,8 @@ export interface HighlightOptions {
   postTag: string;
   /** About how many words the snippet holds. */
   snippetWords: number;
+  /** The search's synonym sets: their alternatives are marked as matches too. */
+  synonyms?: QuerySynonyms | null;
 }
 
 /** A hit's fields escaped with matched words marked (null where the product has no such field). */
@@ -78,10 +80,13 @@ export class QueryHighlighter {
     private readonly options: HighlightOptions,
   ) {
     // Stemmed in every language, as keyword search does when no language filter narrows it: a superset of its matches.
-    const analysis: QueryAnalysis = { stemming: null, language: options.language };
+    const analysis: QueryAnalysis = { stemming: null, language: options.language, synonyms: options.synonyms ?? null };
     const words = analyzeQuery(query, analysis);
     for (const word of words) this.addWord(word);
-    for (let i = 0; i + 1 < words.length; i++) this.addWord(joinedWords(words[i], words[i + 1], analysis), { withReadings: false });
+    for (let i = 0; i + 1 < words.length; i++) {
+      const joined = joinedWords(words[i], words[i + 1], analysis);
+      if (joined) this.addWord(joined, { withReadings: false });
+    }
     this.matchers.forEach((m, id) => {
       for (const term of m.terms) {
         const list = this.byTerm.get(term);
@@ -126,9 +131,15 @@ export class QueryHighlighter {
   private addWord(word: QueryWord, { withReadings = true } = {}): void {
     this.matchers.push(matcherOf(word, null));
     if (!withReadings) return;
+    this.addReadings(word);
+  }
+
+  /** A word's readings, each holding when all its parts match; a part's own readings (a synonym of a compound's part) as readings of their own. */
+  private addReadings(word: QueryWord): void {
     for (const reading of word.readings) {
       const index = this.readings.length;
       this.readings.push(reading.map((part) => this.matchers.push(matcherOf(part, index)) - 1));
+      for (const part of reading) this.addReadings(part);
     }
   }
 

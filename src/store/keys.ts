@@ -132,6 +132,10 @@ export const keys = {
   /** The search projection version every document of the tenant carries (absent: not projected yet). */
   searchProjection: (t: string) => `${tenantPrefix(t)}:ft:projection`,
 
+  /** The tenant's synonym sets: hash of set id → JSON (store/synonyms.ts), and a counter bumped by every change (serve processes poll it). */
+  synonyms: (t: string) => `${tenantPrefix(t)}:synonyms`,
+  synonymsVersion: (t: string) => `${tenantPrefix(t)}:synonyms:version`,
+
   /** The tenant's audit log, the events of one entity type, and the recent events of one entity (store/audit.ts). */
   audit: (t: string) => `${tenantPrefix(t)}:audit`,
   auditOfType: (t: string, entityType: string) => `${tenantPrefix(t)}:audit:type:${entityType}`,

@@ -86,7 +86,7 @@ if (!available) {
           // server's parser once refused the reading of its parts after them.
           for (const query of ['keketzlich ste', 'regen jacke', 'kopfhoerer', 'akkubohrschrauber', 'kaffee maschine mit timer']) {
             const words = analyzeQuery(query, analysis);
-            const shapes = [...words, ...words.slice(1).map((w, i) => joinedWords(words[i], w, analysis))];
+            const shapes = [...words, ...words.slice(1).flatMap((w, i) => joinedWords(words[i], w, analysis) ?? [])];
             const expression = shapes.map((w) => wordExpression(w, true, COMPLETING_FIELDS.product)).join(' ');
             await redis.call('FT.EXPLAIN', index, expression, 'DIALECT', '2').catch((e: Error) => assert.fail(`${query} ${JSON.stringify(analysis)}: ${e.message}\n${expression}`));
           }

@@ -2,7 +2,7 @@
 // (visibility, owner, expiry), and keyword / vector / hybrid search under those rules.
 import type { StoredEntry } from '../../store/knowledgeEntries.js';
 import { baseLanguage } from '../analysis.js';
-import type { EntryAccess, EntryFilters, KnowledgeSearch, RelatedRequest, SearchResult } from '../engine.js';
+import { queryAnalysisOf, type EntryAccess, type EntryFilters, type KnowledgeSearch, type RelatedRequest, type SearchResult } from '../engine.js';
 import { DocTable, type DocInput } from './docTable.js';
 import type { TextField } from './textIndex.js';
 
@@ -76,7 +76,7 @@ export class EntryCollection {
     const found = this.table.search(s, {
       allows: this.filter(s.filters),
       candidates: () => this.candidates(s.filters),
-      analysis: { stemming: s.filters.language ?? null, language: s.language },
+      analysis: queryAnalysisOf(s, s.filters.language ?? null),
       createdMs: (doc) => this.table.meta[doc]!.createdMs,
     });
     return { hits: found.hits, total: found.total, facets: {} };

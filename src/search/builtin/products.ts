@@ -5,7 +5,7 @@ import { baseLanguage, titleFocus } from '../analysis.js';
 import { attributePairs, codeKey, isInStock, queryCodes } from '../productValues.js';
 import { PLAIN_FACETS } from '../productFacets.js';
 import {
-  type FacetCount, type FacetName, type FacetStats, type ProductFilters, type ProductSearch, type RelatedRequest, type SearchResult, type StatField, type VariantStrategy,
+  type FacetCount, type FacetName, type FacetStats, type ProductFilters, type ProductSearch, type RelatedRequest, type SearchResult, type StatField, type VariantStrategy, queryAnalysisOf,
 } from '../engine.js';
 import { FACET_EXACT_LIMIT, FACET_VALUES, facetList, facetSample, statsOf } from '../facets.js';
 import { CATEGORY_LEVELS, categoryLevels, categoryPaths, matchesPrefix, parseFacet, type PlainFacet } from '../productFacets.js';
@@ -174,7 +174,7 @@ export class ProductCollection {
       allows: this.filter(f),
       // Built only where browsing or vector search needs the list: a keyword search checks each match instead.
       candidates: () => this.table.candidates(this.constraints(f)),
-      analysis: { stemming: f.language ?? null, language: s.language },
+      analysis: queryAnalysisOf(s, f.language ?? null),
       boost: s.query.trim() ? this.codeBoost(s.query.trim()) : undefined,
       createdMs: (doc) => this.table.meta[doc]!.createdMs,
       order: this.order(s.sort),

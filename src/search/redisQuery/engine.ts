@@ -16,7 +16,7 @@ import {
   fuseRanks, windowOf,
   type DocumentRef, type EngineProgress, type EntryAccess, type KnowledgeSearch,
   type FacetName, type ProductSearch, type RelatedRequest, type SearchEngine, type SearchRequest, type SearchResult, type SortKey, type StatField,
-  type VariantStrategy,
+  type VariantStrategy, queryAnalysisOf,
 } from '../engine.js';
 import { fieldKeys } from '../productSort.js';
 import { CODE_HITS, CODE_SCORE, SortedSearch, type FoundHits } from './sortedSearch.js';
@@ -140,7 +140,7 @@ export class RedisQueryEngine implements SearchEngine {
       // index reads them, and how many documents a semantic search may rank (an estimate: before the purge).
       const [purging, planned, allowed] = await Promise.all([
         this.redis.smembers(keys.sitesPurging(tenantId)),
-        this.plan(c, s, { stemming: s.filters.language ?? null, language: s.language }),
+        this.plan(c, s, queryAnalysisOf(s, s.filters.language ?? null)),
         semantic ? this.vectors.allowed(semantic(productFilterParts(s.filters, []))) : 0,
       ]);
       const parts = productFilterParts(s.filters, purging);
@@ -158,7 +158,7 @@ export class RedisQueryEngine implements SearchEngine {
       const filter = entryFilter(s.filters);
       const semantic = runsSemantic(s) ? { c, filter: all(filter, servedFilter(s)), check: null } : null;
       const [planned, allowed] = await Promise.all([
-        this.plan(c, s, { stemming: s.filters.language ?? null, language: s.language }),
+        this.plan(c, s, queryAnalysisOf(s, s.filters.language ?? null)),
         semantic ? this.vectors.allowed(semantic) : 0,
       ]);
       return this.search(c, s, { filter, codes: [], facets: [], stats: [], sort: [], planned, semantic: semantic && { ...semantic, allowed } });

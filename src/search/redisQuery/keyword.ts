@@ -54,7 +54,7 @@ export class KeywordSearch {
    */
   async plan(c: Collection, typed: QueryWord[], analysis: QueryAnalysis, typos: boolean): Promise<PlannedWords> {
     const joins = typed.slice(0, -1).map((w, i) => joinedWords(w, typed[i + 1], analysis));
-    const asked = [...new Set([...(typos ? typed.filter((w) => w.fuzzy > 0).flatMap((w) => w.terms) : []), ...joins.flatMap((j) => j.terms)])];
+    const asked = [...new Set([...(typos ? typed.filter((w) => w.fuzzy > 0).flatMap((w) => w.terms) : []), ...joins.flatMap((j) => j?.terms ?? [])])];
     const missing = await this.stats.missing(c, asked);
     const words: QueryWord[] = [];
     const unknown: boolean[] = [];

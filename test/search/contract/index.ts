@@ -11,6 +11,7 @@ import { knowledgeCases } from './knowledge.js';
 import { refreshCases } from './refresh.js';
 import { semanticCases } from './semantic.js';
 import { storefrontCases } from './storefront.js';
+import { synonymCases } from './synonyms.js';
 
 export type { EngineTarget } from './fixtures.js';
 
@@ -19,6 +20,7 @@ export function searchEngineContract(target: EngineTarget): void {
     useContractData(target);
     keywordCases();
     storefrontCases();
+    synonymCases();
     semanticCases();
     knowledgeCases();
     refreshCases();
