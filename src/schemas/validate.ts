@@ -195,7 +195,7 @@ class ErrorWalker {
         } else if (extra === false) {
           // A field the body does not know is named (Pydantic's extra="forbid"): a client sending `sort_by` learns it is not read.
           for (const key of Object.keys(record)) {
-            if (!(schema.properties && key in schema.properties)) this.out.push({ loc: [...loc, key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
+            if (!(schema.properties && Object.hasOwn(schema.properties, key))) this.out.push({ loc: [...loc, key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
           }
         }
         // An object that names one of several fields (a sort entry).
