@@ -151,12 +151,11 @@ export async function overHttp(column: Column, queries: HttpQueries, undo: Undo,
 
 /**
  * A storefront's search page: the same queries in relevance order with the brand facet, sorted
- * by price with facets on two attributes, and four of them in one multi-search; each ratio
- * against the first, at 32 connections (a sorted search with two attribute facets and a
- * multi-search of 4 should each cost at most 1.5× one plain search).
+ * by price with facets on two attributes, and four of them in one multi-search; each against the
+ * first at each connection count. The target is a shopper's wait, one connection: a sorted search
+ * with two attribute facets, or a multi-search of 4, within 1.5× one plain search's time.
  */
 async function searchPage(column: Column, target: Serve, bodies: HttpBody[], summary: Summary): Promise<LoadResult[]> {
-  const connections = HTTP_CONNECTIONS[HTTP_CONNECTIONS.length - 1];
   const plain = bodies.map(({ facets: _facets, ...b }) => ({ ...b, facets: ['brand'] }));
   const sorted = plain.map((b) => JSON.stringify({ ...b, sort: [{ price_current: 'asc' }], facets: ['attributes.color', 'attributes.size'] }));
   const multi = plain.map((_, i) => JSON.stringify({ searches: [0, 1, 2, 3].map((d) => plain[(i + d) % plain.length]) }));
@@ -166,17 +165,22 @@ async function searchPage(column: Column, target: Serve, bodies: HttpBody[], sum
     ['multi-search of 4', multi, MULTI_PATH],
   ];
   const results: LoadResult[] = [];
-  for (const [name, list, path] of runs) {
-    const r = await loadRun(`   ${column.engine}: search page, ${name}, ${connections} conn:`, target, list, connections, path);
-    checkRun(column, `search page, ${name}`, r, summary);
-    summary.note(column.engine, `search page: ${name}, ${connections} conn`, figures(r), undefined, false);
-    results.push(r);
+  for (const connections of HTTP_CONNECTIONS) {
+    const at: LoadResult[] = [];
+    for (const [name, list, path] of runs) {
+      const r = await loadRun(`   ${column.engine}: search page, ${name}, ${connections} conn:`, target, list, connections, path);
+      checkRun(column, `search page, ${name}, ${connections} conn`, r, summary);
+      summary.note(column.engine, `search page: ${name}, ${connections} conn`, figures(r), undefined, false);
+      at.push(r);
+    }
+    const [base, ...others] = at;
+    others.forEach((r, i) => {
+      const cost = base.rps / r.rps;
+      summary.note(column.engine, `search page: ${runs[i + 1][0]} ÷ one search, ${connections} conn`, `${fmt(cost, 2)}× the time`,
+        connections === 1 ? { target: '≤ 1.5×', met: cost <= 1.5 } : undefined);
+    });
+    results.push(...at);
   }
-  const [base, ...others] = results;
-  others.forEach((r, i) => {
-    const cost = base.rps / r.rps;
-    summary.note(column.engine, `search page: ${runs[i + 1][0]} ÷ one search, ${connections} conn`, `${fmt(cost, 2)}× the time`, { target: '≤ 1.5×', met: cost <= 1.5 });
-  });
   return results;
 }
 
