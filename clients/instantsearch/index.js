@@ -264,7 +264,7 @@ function planSearch(indexName, params) {
   if (kcsFacets.length > MAX_FACETS) throw unsupported(`more than ${MAX_FACETS} facets in one search (${kcsFacets.join(', ')})`);
   const body = {
     query: query.slice(0, MAX_QUERY_LENGTH),
-    limit: wantsHits ? hitsPerPage : 1,
+    limit: wantsHits ? hitsPerPage : 0,
     offset: wantsHits ? offset : 0,
     ...(site ? { site_id: site } : {}),
     ...(kcsFacets.length > 0 ? { facets: kcsFacets } : {}),

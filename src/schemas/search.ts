@@ -17,7 +17,7 @@ export const MAX_FACETS = 10;
 const Values = (description: string) => Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50, description });
 
 const paging = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Hits per page' })),
+  limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, default: 20, description: 'Hits per page (0: only the total, facets and stats)' })),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, default: 0, description: 'Hits to skip (offset + limit ≤ 1100)' })),
 };
 const common = {

@@ -124,7 +124,7 @@ describe('POST /api/knowledge/search/products', () => {
 
   test('422 for bad input, with the exact detail', async () => {
     const bad = async (body: unknown, detail: unknown[]) => assert422(await searchHttp(s.t, SEARCH_PRODUCTS, body), detail);
-    await bad({ limit: 0 }, [err(['body', 'limit'], 'Input should be greater than or equal to 1', 'greater_than_equal')]);
+    await bad({ limit: -1 }, [err(['body', 'limit'], 'Input should be greater than or equal to 0', 'greater_than_equal')]);
     await bad({ limit: 101 }, [err(['body', 'limit'], 'Input should be less than or equal to 100', 'less_than_equal')]);
     await bad({ offset: 1001 }, [err(['body', 'offset'], 'Input should be less than or equal to 1000', 'less_than_equal')]);
     await bad({ offset: -1 }, [err(['body', 'offset'], 'Input should be greater than or equal to 0', 'greater_than_equal')]);
@@ -292,7 +292,7 @@ describe('POST /api/knowledge/search/knowledge', () => {
 
   test('422 for bad input, 401 without a key, 403 without knowledge:read', async () => {
     const bad = async (body: unknown, detail: unknown[]) => assert422(await searchHttp(t, SEARCH_KNOWLEDGE, body), detail);
-    await bad({ limit: 0 }, [err(['body', 'limit'], 'Input should be greater than or equal to 1', 'greater_than_equal')]);
+    await bad({ limit: -1 }, [err(['body', 'limit'], 'Input should be greater than or equal to 0', 'greater_than_equal')]);
     await bad({ limit: 101 }, [err(['body', 'limit'], 'Input should be less than or equal to 100', 'less_than_equal')]);
     await bad({ offset: 1001 }, [err(['body', 'offset'], 'Input should be less than or equal to 1000', 'less_than_equal')]);
     await bad({ mode: 'vector' }, [err(['body', 'mode'], "Input should be 'hybrid', 'keyword' or 'semantic'", 'enum')]);

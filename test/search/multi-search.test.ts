@@ -32,10 +32,10 @@ describe('POST /api/knowledge/search/multi', () => {
   });
 
   test('an invalid search or an unknown site gets its error in its place; the others are answered', async () => {
-    const res = await searchHttp(s.t, MULTI, { searches: [{ limit: 0 }, { query: 'lantern' }, { site_id: 'no-such-site' }, { sort_by: 'price' }] });
+    const res = await searchHttp(s.t, MULTI, { searches: [{ limit: 101 }, { query: 'lantern' }, { site_id: 'no-such-site' }, { sort_by: 'price' }] });
     assert.equal(res.status, 200, res.text);
     const [invalid, found, unknownSite, extra] = res.body.results;
-    assert.deepEqual(invalid, { error: { status: 422, detail: [err(['body', 'limit'], 'Input should be greater than or equal to 1', 'greater_than_equal')] } });
+    assert.deepEqual(invalid, { error: { status: 422, detail: [err(['body', 'limit'], 'Input should be less than or equal to 100', 'less_than_equal')] } });
     assert.equal(ids(found).length, 2);
     assert.equal(unknownSite.error.status, 404);
     assert.equal(typeof unknownSite.error.detail, 'string');

@@ -30,8 +30,8 @@ describe('unknown fields in a search body', () => {
   });
 
   test('every error of the body is listed: the fields\' own, then the unknown keys', async () => {
-    assert422(await searchHttp(s.t, SEARCH_PRODUCTS, { limit: 0, page: 2, filters: { price_min: -1, priceMax: 5 } }), [
-      err(['body', 'limit'], 'Input should be greater than or equal to 1', 'greater_than_equal'),
+    assert422(await searchHttp(s.t, SEARCH_PRODUCTS, { limit: -1, page: 2, filters: { price_min: -1, priceMax: 5 } }), [
+      err(['body', 'limit'], 'Input should be greater than or equal to 0', 'greater_than_equal'),
       err(['body', 'filters', 'price_min'], 'Input should be greater than or equal to 0', 'greater_than_equal'),
       extra(['body', 'filters', 'priceMax'], 5),
       extra(['body', 'page'], 2),

@@ -114,6 +114,17 @@ export function storefrontCases(): void {
       assert.deepEqual(await keys({ filters: { categoryPath: 'herren > jack' } }), [], 'a path matches whole levels');
     });
 
+    test('limit 0: no hits, the total, facets and stats of the matches (a facet-only search), sorted or not', async () => {
+      for (const sort of [undefined, [{ field: 'price_current' as const, direction: 'asc' as const }]]) {
+        const r = await search({ query: 'jacke', limit: 0, facets: ['brand'], stats: ['price_current'], sort });
+        assert.deepEqual(r.hits, []);
+        assert.equal(r.total, 6);
+        assert.deepEqual(counts(r, 'brand'), { Nordkap: 2, Fjell: 2, Adler: 2 });
+        assert.equal(r.facetsStats?.price_current?.count, 5);
+      }
+      assert.equal((await search({ limit: 0 })).total, SHOP.length);
+    });
+
     test('facet value search: values matching a prefix (of the value or a word of it, folded), counted under the query', async () => {
       const r = await search({ query: 'jacke', facets: ['brand'], facetPrefix: 'no', facetValues: 10 });
       assert.deepEqual(r.facets.brand, [{ value: 'Nordkap', count: 2 }]);
