@@ -5,7 +5,7 @@ import type { Static } from '@sinclair/typebox';
 import type { QueryEmbedders } from '../embed/queryEmbedders.js';
 import type { FacetValuesRequest, KnowledgeSearchRequest, ProductSearchRequest } from '../schemas/search.js';
 import type { EntryAccess, FacetName, Hit, ProductSearch, SearchEngine, SearchMode, SearchRequest, SearchResult, SortKey, StatField } from '../search/engine.js';
-import { markPrefix, QueryHighlighter } from '../search/highlight.js';
+import { escapeHtml, markPrefix, QueryHighlighter } from '../search/highlight.js';
 import { appliedSynonyms, type SynonymTable } from '../search/synonyms.js';
 import type { AppliedSynonym } from '../search/analysis.js';
 import { CATEGORY_LEVELS, isStatField, parseFacet, pathFilter, PLAIN_FACETS, STAT_FIELDS } from '../search/productFacets.js';
@@ -326,8 +326,6 @@ function highlighterOf(input: ProductSearchInput, plan: Plan): QueryHighlighter 
   });
 }
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
 
 const EMBEDDING_OFF = 'embedding is off (KCS_EMBEDDER=none)';
 const elapsed = (started: number) => Math.round((performance.now() - started) * 100) / 100;

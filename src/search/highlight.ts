@@ -263,7 +263,8 @@ function withinEdits(a: string, b: string, max: number): boolean {
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+/** Text as HTML: & < > " ' escaped. */
+export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
 /**
  * A value with a typed prefix marked (facet value search): prefix matched case/accent-insensitively

@@ -208,11 +208,16 @@ export class ProductCollection {
     };
   }
 
-  /** Remembers how attribute values were first written. */
+  /**
+   * Remembers how attribute values were first written, for at most WRITTEN_FORMS values: a
+   * catalogue's own values (model numbers, weights) would otherwise keep an entry a product;
+   * past the bound a new value is shown lower-case.
+   */
   private noteWritten(pairs: string[], written: string[]): void {
     for (let i = 0; i < pairs.length; i += 2) {
+      if (written[i / 2] === pairs[i + 1]) continue;
       const key = `${pairs[i]}\u0000${pairs[i + 1]}`;
-      if (!this.writtenAttributes.has(key)) this.writtenAttributes.set(key, written[i / 2]);
+      if (this.writtenAttributes.size < WRITTEN_FORMS && !this.writtenAttributes.has(key)) this.writtenAttributes.set(key, written[i / 2]);
     }
   }
 
@@ -351,6 +356,9 @@ export class ProductCollection {
     return { facets, facetsExhaustive: sample.exhaustive, ...(statFields.length > 0 ? { facetsStats } : {}) };
   }
 }
+
+/** Attribute values whose written form the collection keeps (ProductCollection.noteWritten). */
+const WRITTEN_FORMS = 100_000;
 
 const IN_STOCK_FLAG = 1;
 const PARENT = 2;
