@@ -63,7 +63,9 @@ export async function api<T = unknown>(method: string, path: string, options: Ca
     if (renewed) res = await send(renewed.token);
   }
   const text = await res.text();
-  const body = text ? (JSON.parse(text) as unknown) : null;
+  // A text/plain answer (a file being exported) is its text; every other answer is JSON.
+  const plain = (res.headers.get('Content-Type') ?? '').startsWith('text/plain');
+  const body = text ? (plain ? text : (JSON.parse(text) as unknown)) : null;
   if (res.status === 401 && session) {
     saveSession(null);
     onSignedOut();
@@ -72,5 +74,5 @@ export async function api<T = unknown>(method: string, path: string, options: Ca
   return { status: res.status, body: body as T, headers: res.headers };
 }
 
-/** GET and the body only. */
+/** GET and the body only (a text/plain answer's text). */
 export const get = async <T>(path: string, query?: CallOptions['query']): Promise<T> => (await api<T>('GET', path, { query })).body;

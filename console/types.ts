@@ -53,3 +53,9 @@ export type KnowledgeEntryUpdate = Static<typeof EntryUpdateSchema>;
 export type SettingsUpdate = Static<typeof SettingsUpdateSchema>;
 export type ApiKeyCreate = Static<typeof ApiKeyCreateSchema>;
 export type UserCreate = Static<typeof UserCreateSchema>;
+
+// Synonym sets of the merchandising pages.
+import type { SynonymImportResult as SynonymImportSchema, SynonymSet as SynonymSetSchema, SynonymSetWrite as SynonymWriteSchema } from '../src/schemas/synonyms.js';
+export type SynonymSet = Static<typeof SynonymSetSchema>;
+export type SynonymSetWrite = Static<typeof SynonymWriteSchema>;
+export type SynonymImportResult = Static<typeof SynonymImportSchema>;
