@@ -14,6 +14,7 @@ import { CataloguePage } from './pages/catalogue.js';
 import { ImportPage } from './pages/import.js';
 import { KnowledgePage } from './pages/knowledge.js';
 import { AdminPage } from './pages/admin.js';
+import { MerchandisingPage } from './pages/merchandising.js';
 
 interface Section {
   path: string;
@@ -29,6 +30,7 @@ const SECTIONS: Section[] = [
   { path: 'catalogue', title: 'Catalogue', needs: ['catalog:read'], page: CataloguePage },
   { path: 'import', title: 'Bulk import', needs: ['catalog:write'], page: ImportPage },
   { path: 'knowledge', title: 'Knowledge', needs: ['knowledge:read'], page: KnowledgePage },
+  { path: 'merchandising', title: 'Merchandising', needs: ['admin'], page: MerchandisingPage },
   { path: 'admin', title: 'Admin', needs: ['admin'], page: AdminPage },
 ];
 

@@ -1,0 +1,99 @@
+// What the merchandising tabs share: the wire shapes of search rules and search analytics (as
+// docs/API.md names them), ids made for new synonym sets, and calendar days.
+import type { ProductSearchRequest, ProductSearchResult } from '../../types.js';
+
+export type Filters = NonNullable<ProductSearchRequest['filters']>;
+
+export interface Pin {
+  product_id: string;
+  /** 1–1000: the hit's place on the first page. */
+  position: number;
+}
+
+/** `PUT /api/knowledge/search-rules/{id}`. */
+export interface SearchRuleWrite {
+  site_id?: string | null;
+  query: string;
+  match?: 'exact' | 'contains';
+  pin?: Pin[];
+  hide?: string[];
+  filters?: Filters;
+  active_from?: string | null;
+  active_until?: string | null;
+  description?: string | null;
+  enabled?: boolean;
+}
+
+/** A stored rule: absent optional fields answer null, absent pin and hide []. */
+export interface SearchRule {
+  id: string;
+  site_id: string | null;
+  query: string;
+  match: 'exact' | 'contains';
+  pin: Pin[];
+  hide: string[];
+  filters: Filters | null;
+  active_from: string | null;
+  active_until: string | null;
+  description: string | null;
+  enabled: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export const RULE_LIMITS = { query: 200, pin: 50, hide: 250, description: 500, position: 1000 };
+
+/** A product search answer with what rules did to it. */
+export type RuledSearchResult = Omit<ProductSearchResult, 'hits'> & {
+  applied_rules?: { id: string; [key: string]: unknown }[];
+  hits: (ProductSearchResult['hits'][number] & { pinned?: boolean })[];
+};
+
+/** `GET /api/knowledge/search/analytics`: rates are null for a range without searches. */
+export interface SearchAnalytics {
+  from: string;
+  to: string;
+  site_id: string | null;
+  searches: number;
+  no_result_searches: number;
+  no_result_rate: number | null;
+  clicks: number;
+  conversions: number;
+  click_through_rate: number | null;
+  conversion_rate: number | null;
+  average_click_position: number | null;
+  top_queries: { query: string; count: number; hits: number }[];
+  no_result_queries: { query: string; count: number }[];
+  per_day: { date: string; searches: number; no_result_searches: number }[];
+  per_hour: { hour: number; searches: number }[];
+}
+
+export const SYNONYMS = '/api/knowledge/synonyms';
+export const synonymPath = (id: string) => `${SYNONYMS}/${encodeURIComponent(id)}`;
+export const RULES = '/api/knowledge/search-rules';
+export const rulePath = (id: string) => `${RULES}/${encodeURIComponent(id)}`;
+
+/** Random hex digits (crypto.randomUUID needs a secure context; a console on plain http has none). */
+export const randomHex = (bytes = 4) => [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+
+/** A new set's id: its first entry as a slug and random digits (`handy-3f9a1c07`), within the API's `[A-Za-z0-9_-]{1,100}`. */
+export function newSetId(firstEntry: string): string {
+  const slug = firstEntry.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/ß/g, 'ss').toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
+  return `${slug || 'set'}-${randomHex()}`;
+}
+
+/** A new rule's id: a UUID (v4) made of random bytes. */
+export function newRuleId(): string {
+  const h = randomHex(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Calendar days as the API counts them (`YYYY-MM-DD`, UTC). */
+export const isoDay = (date: Date) => date.toISOString().slice(0, 10);
+export const daysBefore = (days: number, from = new Date()) => isoDay(new Date(from.getTime() - days * 86_400_000));
+
+/** Entries typed one a line or comma-separated (`\,` keeps a comma in an entry), trimmed, blanks dropped. */
+export function entriesOf(text: string): string[] {
+  return text.split(/\n|(?<!\\),/).map((e) => e.replace(/\\,/g, ',').trim()).filter(Boolean);
+}
