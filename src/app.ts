@@ -16,6 +16,7 @@ import { systemRoutes } from './api/system.js';
 import { whoamiRoutes } from './api/whoami.js';
 import { consoleRoutes } from './api/console.js';
 import { synonymRoutes } from './api/synonyms.js';
+import { searchRuleRoutes } from './api/searchRules.js';
 import type { Config, EmbedderSpec } from './config.js';
 import { DEFAULT_OAUTH_LIFETIMES, type OAuthLifetimes } from './config.js';
 import { ApiKeyService } from './domain/apiKeys.js';
@@ -35,6 +36,7 @@ import { createSearchEngine, dropOldLayoutIndexes, indexOptionsOf, resolveSearch
 import type { EngineProgress } from './search/engine.js';
 import { SiteService } from './domain/sites.js';
 import { SynonymService } from './domain/synonyms.js';
+import { SearchRuleService } from './domain/searchRules.js';
 import { TenantService, UserService } from './domain/tenants.js';
 import { preflightRoutes } from './http/cors.js';
 import { requestPipeline } from './http/pipeline.js';
@@ -59,6 +61,7 @@ import { OAuthRepository } from './store/oauth.js';
 import { ProductRepository } from './store/productRepository.js';
 import { SiteRepository } from './store/sites.js';
 import { SynonymRepository } from './store/synonyms.js';
+import { SearchRuleRepository } from './store/searchRules.js';
 import { ApiKeyRepository, TenantRepository, UserRepository } from './store/tenants.js';
 import { embeddingRoutes } from './api/embedding.js';
 import { EmbeddingStatusService, type ConfiguredModel } from './domain/embedding.js';
@@ -118,7 +121,8 @@ export function createServices(redis: Store, options: ServiceOptions = {}) {
   const audit = new AuditLog(new AuditRepository(redis));
   const oauth = new OAuthService(oauthStore, apiKeys, oauthLifetimes);
   const synonyms = new SynonymService(new SynonymRepository(redis), sites);
-  return { tenants, users, apiKeys, sites, categories, products, ingest, jobs, knowledgeEntries, audit, oauth, embeddingStatus, synonyms };
+  const searchRules = new SearchRuleService(new SearchRuleRepository(redis), sites, products);
+  return { tenants, users, apiKeys, sites, categories, products, ingest, jobs, knowledgeEntries, audit, oauth, embeddingStatus, synonyms, searchRules };
 }
 export type Services = ReturnType<typeof createServices>;
 
@@ -219,7 +223,7 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
     engine,
     embedders,
     products: services.products, knowledgeEntries: services.knowledgeEntries, sites: services.sites, synonyms: services.synonyms,
-    facetExactLimit: config.facetExactLimit,
+    rules: services.searchRules, facetExactLimit: config.facetExactLimit,
   });
   // The indexes build in the background: /readyz answers 503 with the progress until they are done.
   let searchProgress: EngineProgress = { tenants: 0, tenantsLoaded: 0, documents: 0 };
@@ -261,6 +265,7 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
     ...embeddingRoutes(services.embeddingStatus),
     ...adminRoutes({ tenants: services.tenants, users: services.users, apiKeys: services.apiKeys, audit: services.audit }),
     ...synonymRoutes(services.synonyms),
+    ...searchRuleRoutes(services.searchRules),
     ...oauthRoutes(services.oauth, guard, { scheme: config.publicScheme, rateLimit: new OAuthRateLimit(services.apiKeys, config.oauthRateLimits) }),
     ...whoamiRoutes(),
     ...consoleRoutes(services.oauth, guard),

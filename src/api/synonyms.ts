@@ -1,6 +1,6 @@
 // Synonym sets over HTTP (admin scope, DESIGN §6 merchandising): create or replace by id, read,
 // list, delete, and a Solr synonyms file in and out. Product searches apply them from the next
-// search in this process, within a second in every other (domain/synonymTables.ts).
+// search in this process, within a second in every other (domain/tenantDocs.ts).
 import { Type } from '@sinclair/typebox';
 import type { SynonymService } from '../domain/synonyms.js';
 import { defineRoute, json, noContent, type Route } from '../http/route.js';

@@ -14,11 +14,16 @@ import { readableVisibilities, type Caller, type EntryView, type KnowledgeEntryS
 import type { ProductService, ProductView } from './products.js';
 import type { SiteService } from './sites.js';
 import type { SynonymService } from './synonyms.js';
+import { organicOffset, pinnedPage } from './pinnedPage.js';
+import { bothFilters } from './ruleFilters.js';
+import type { AppliedRule } from './ruleSet.js';
+import type { SearchRuleService } from './searchRules.js';
 import type { Tenant } from '../schemas/records.js';
 import type { Page } from '../store/docs.js';
 
 type ProductSearchInput = Static<typeof ProductSearchRequest>;
 type FacetValuesInput = Static<typeof FacetValuesRequest>;
+type FiltersInput = NonNullable<ProductSearchInput['filters']>;
 
 export interface FacetValuesAnswer {
   facet: string;
@@ -28,12 +33,16 @@ export interface FacetValuesAnswer {
 type KnowledgeSearchInput = Static<typeof KnowledgeSearchRequest>;
 
 interface Answer<D> {
-  hits: (Hit & D)[];
+  /** `pinned` where a search rule placed the hit. */
+  hits: (Hit & D & { pinned?: true })[];
   total: number;
   facets: SearchResult['facets'];
   /** Product searches: false when the facets were counted over a sample of the matches. */
   facets_exhaustive?: boolean;
   facets_stats?: SearchResult['facetsStats'];
+  /** Product searches: the synonym sets and search rules the query used. */
+  synonyms_applied?: AppliedSynonym[];
+  applied_rules?: AppliedRule[];
   mode: SearchMode;
   semantic_fallback: string | null;
   engine: string;
@@ -53,6 +62,8 @@ interface Plan {
   minSimilarity: number;
   /** Product searches: the synonym sets that apply, and those the query used. */
   synonyms?: { table: SynonymTable; applied: AppliedSynonym[] } | null;
+  /** Product searches: the search rules that applied. */
+  rules?: AppliedRule[];
 }
 
 /** What a search asks of the plan: the query, the mode asked for, its language and floor if given. */
@@ -74,6 +85,8 @@ export interface SearchServiceOptions {
   facetExactLimit?: number;
   /** The tenants' synonym sets (none: product searches apply no synonyms). */
   synonyms?: SynonymService;
+  /** The tenants' search rules (none: product searches apply no rules). */
+  rules?: SearchRuleService;
 }
 
 export class SearchService {
@@ -84,9 +97,11 @@ export class SearchService {
   private readonly sites: SiteService;
   private readonly facetExactLimit: number | undefined;
   private readonly synonyms: SynonymService | null;
+  private readonly rules: SearchRuleService | null;
 
   constructor(options: SearchServiceOptions) {
     this.synonyms = options.synonyms ?? null;
+    this.rules = options.rules ?? null;
     this.facetExactLimit = options.facetExactLimit;
     this.engine = options.engine;
     this.embedders = options.embedders;
@@ -146,16 +161,24 @@ export class SearchService {
     const siteId = site?.id;
     const query = input.query ?? '';
     const language = input.language ?? site?.language ?? (await this.sites.defaultLanguage(tenant.id));
-    const [plan, table] = await Promise.all([
+    const [plan, table, effect] = await Promise.all([
       this.plan(tenant.id, { query, requested: input.mode ?? 'hybrid', language, minSimilarity: input.min_similarity }),
       this.synonyms && query.trim() ? this.synonyms.tableFor(tenant.id, { siteId, language }) : null,
+      this.rules ? this.rules.effectFor(tenant.id, siteId, query) : null,
     ]);
     // Synonyms are a keyword matter: a semantic search applies none.
     if (table && plan.mode !== 'semantic') plan.synonyms = { table, applied: appliedSynonyms(query, { stemming: input.language ?? null, language, synonyms: table }) };
-    const f = input.filters ?? {};
+    plan.rules = effect?.applied ?? [];
+    // A rule's filters hold beside the search's own; filters none can meet leave only the pins.
+    let f: FiltersInput | null = input.filters ?? {};
+    for (const added of effect?.filters ?? []) f = f && bothFilters(f, added);
     const { facets, stats } = facetsOf(input.facets ?? [], tenant.settings.facet_attributes ?? []);
-    const result = await this.engine.searchProducts(tenant.id, {
+    const pins = input.limit === 0 ? [] : (effect?.pins ?? []);
+    const offset = input.offset ?? 0;
+    const excludeIds = effect ? [...effect.hidden, ...effect.pins.map((p) => p.productId)] : undefined;
+    const organic: SearchResult = f === null ? { hits: [], total: 0, facets: Object.fromEntries(facets.map((name) => [name, []])) } : await this.engine.searchProducts(tenant.id, {
       ...this.request(query, plan, input),
+      offset: organicOffset(pins, offset),
       synonyms: plan.synonyms?.table ?? null,
       facets,
       stats,
@@ -175,9 +198,11 @@ export class SearchService {
         categoryPath: f.category_path === undefined ? undefined : pathFilter(f.category_path),
         inStock: f.in_stock,
         attributes: f.attributes && Object.fromEntries(Object.entries(f.attributes).map(([k, v]) => [k, Array.isArray(v) ? v : [v]])),
+        excludeIds,
         variantStrategy: tenant.settings.variant_strategy,
       },
     });
+    const result = pins.length > 0 ? { ...organic, ...pinnedPage(organic.hits, organic.total, pins, offset, input.limit ?? 20) } : organic;
     return { result, plan };
   }
 
@@ -277,11 +302,11 @@ export class SearchService {
   }
 }
 
-/** A product search's result as answered: facets_exhaustive and facets_stats beside the facets, and the synonyms it used (always a list). */
+/** A product search's result as answered: facets_exhaustive and facets_stats beside the facets, the synonyms and rules it used (always lists). */
 function productAnswer({ facetsExhaustive, facetsStats, ...result }: SearchResult, plan: Plan) {
   return {
     ...result, facets_exhaustive: facetsExhaustive ?? true, ...(facetsStats ? { facets_stats: facetsStats } : {}),
-    synonyms_applied: plan.synonyms?.applied ?? [],
+    synonyms_applied: plan.synonyms?.applied ?? [], applied_rules: plan.rules ?? [],
   };
 }
 

@@ -4,7 +4,7 @@ import type { Site, SiteCreate, SiteUpdate } from '../schemas/sites.js';
 import { isUuid } from '../schemas/common.js';
 import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
 import type { SiteRepository, StoredSite } from '../store/sites.js';
-import { ConflictError, NotFoundError } from './errors.js';
+import { ConflictError, InvalidError, NotFoundError } from './errors.js';
 import { ShortCache } from './shortCache.js';
 
 export type SiteView = Static<typeof Site>;
@@ -84,6 +84,17 @@ export class SiteService {
       const { site } = await this.load(tenantId, idOrSlug);
       return { id: site.id, language: site.language };
     });
+  }
+
+  /** A site a written document names by UUID or slug (null: none), as search resolves it; an unknown one is a 422 at `loc`. */
+  async referencedId(tenantId: string, ref: string | null, loc: (string | number)[]): Promise<string | null> {
+    if (ref === null) return null;
+    try {
+      return (await this.resolve(tenantId, ref)).id;
+    } catch (error) {
+      if (error instanceof NotFoundError) throw InvalidError.at(loc, `Site '${ref}' not found`, 'site_unknown');
+      throw error;
+    }
   }
 
   /** The tenant's default language: its default site's, or the contract's default (de) without a site (cached as resolve). */

@@ -1,18 +1,19 @@
 // Synonym sets without HTTP (DESIGN §6 merchandising): their rules (2–50 entries, a root apart from
 // its synonyms, a site named by UUID or slug), import and export as a Solr file, and the table of
-// the sets that apply to one search (domain/synonymTables.ts).
+// the sets that apply to one search (kept per process by domain/tenantDocs.ts).
 import { randomUUID } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import { SYNONYM_ENTRIES, type SynonymSetWrite } from '../schemas/synonyms.js';
 import type { ErrorItem } from '../schemas/errorItem.js';
-import type { SynonymTable } from '../search/synonyms.js';
+import { baseLanguage } from '../search/analysis.js';
+import { SynonymTable } from '../search/synonyms.js';
 import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
 import type { Page } from '../store/docs.js';
 import type { StoredSynonymSet, SynonymRepository } from '../store/synonyms.js';
 import { InvalidError, NotFoundError } from './errors.js';
 import type { SiteService } from './sites.js';
 import { lineError, parseSynonymFile, synonymLine } from './synonymFile.js';
-import { SynonymTables } from './synonymTables.js';
+import { TenantDocs } from './tenantDocs.js';
 
 export type SynonymSetView = StoredSynonymSet;
 type SynonymInput = Static<typeof SynonymSetWrite>;
@@ -33,20 +34,21 @@ export interface SynonymScope {
 const HAS_WORD = /[\p{L}\p{N}]/u;
 
 export class SynonymService {
-  private readonly tables: SynonymTables;
+  /** Per tenant, the table of each site and language searched (null: no set applies). */
+  private readonly tables: TenantDocs<StoredSynonymSet, SynonymTable | null>;
 
   constructor(
     private readonly repo: SynonymRepository,
     private readonly sites: SiteService,
   ) {
-    this.tables = new SynonymTables(repo);
+    this.tables = new TenantDocs(repo);
   }
 
   /** Creates or replaces the set `id`; `created` says which. */
   async put(tenantId: string, id: string, input: SynonymInput, actor: AuditActor = SYSTEM_ACTOR): Promise<{ set: SynonymSetView; created: boolean }> {
     const checked = checkSet(input.root ?? null, input.synonyms);
     if ('errors' in checked) throw new InvalidError(checked.errors);
-    const siteId = await this.siteOf(tenantId, input.site_id ?? null, ['site_id']);
+    const siteId = await this.sites.referencedId(tenantId, input.site_id ?? null, ['site_id']);
     const now = new Date().toISOString();
     const previous = await this.repo.get(tenantId, id);
     const set: StoredSynonymSet = {
@@ -92,7 +94,7 @@ export class SynonymService {
    * every bad line. The number of sets made.
    */
   async importFile(tenantId: string, text: string, scope: { siteId?: string; language?: string }, actor: AuditActor = SYSTEM_ACTOR): Promise<number> {
-    const siteId = await this.siteOf(tenantId, scope.siteId ?? null, ['site_id']);
+    const siteId = await this.sites.referencedId(tenantId, scope.siteId ?? null, ['site_id']);
     const { sets, errors } = parseSynonymFile(text);
     const now = new Date().toISOString();
     const made: StoredSynonymSet[] = [];
@@ -114,8 +116,12 @@ export class SynonymService {
   }
 
   /** The table of the sets a search applies (null: none apply). */
-  tableFor(tenantId: string, scope: SynonymScope): Promise<SynonymTable | null> {
-    return this.tables.tableFor(tenantId, scope);
+  tableFor(tenantId: string, { siteId, language }: SynonymScope): Promise<SynonymTable | null> {
+    const base = baseLanguage(language);
+    return this.tables.viewFor(tenantId, `${siteId ?? ''} ${base}`, (sets) => {
+      const applying = sets.filter((s) => (s.site_id === null || s.site_id === siteId) && (s.language === null || baseLanguage(s.language) === base));
+      return applying.length > 0 ? new SynonymTable(applying) : null;
+    });
   }
 
   private async matching(tenantId: string, filter: SynonymFilter): Promise<StoredSynonymSet[]> {
@@ -124,17 +130,6 @@ export class SynonymService {
     return (await this.repo.all(tenantId))
       .filter((s) => (siteId === undefined || s.site_id === siteId) && (language === undefined || s.language === language))
       .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
-  }
-
-  /** A site named by UUID or slug, as search resolves it; an unknown one is a 422 at `loc`. */
-  private async siteOf(tenantId: string, ref: string | null, loc: string[]): Promise<string | null> {
-    if (ref === null) return null;
-    try {
-      return (await this.sites.resolve(tenantId, ref)).id;
-    } catch (error) {
-      if (error instanceof NotFoundError) throw InvalidError.at(loc, `Site '${ref}' not found`, 'site_unknown');
-      throw error;
-    }
   }
 }
 

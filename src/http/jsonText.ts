@@ -8,13 +8,14 @@ export function answerWithDocuments(answer: { hits: DocumentHit[] }, key: string
   return { status: 200, raw: { contentType: 'application/json', data: answerText(answer, key) } };
 }
 
-/** A hit whose document is JSON text; `highlight` where the search asked for it. */
+/** A hit whose document is JSON text; `highlight` where the search asked for it, `pinned` where a rule placed it. */
 export interface DocumentHit {
   id: string;
   score: number;
   ranks: unknown;
   documentJson: string;
   highlight?: unknown;
+  pinned?: boolean;
 }
 
 /** The JSON text of a search answer whose hits carry their document as JSON text under `key`. */
@@ -23,7 +24,8 @@ export function answerText(answer: { hits: DocumentHit[] }, key: string): string
   const parts: string[] = [];
   for (const h of hits) {
     const highlight = h.highlight === undefined ? '' : `,"highlight":${JSON.stringify(h.highlight)}`;
-    parts.push(`{"id":${JSON.stringify(h.id)},"score":${JSON.stringify(h.score)},"ranks":${JSON.stringify(h.ranks)},${JSON.stringify(key)}:${h.documentJson}${highlight}}`);
+    const pinned = h.pinned ? ',"pinned":true' : '';
+    parts.push(`{"id":${JSON.stringify(h.id)},"score":${JSON.stringify(h.score)},"ranks":${JSON.stringify(h.ranks)},${JSON.stringify(key)}:${h.documentJson}${highlight}${pinned}}`);
   }
   return `{"hits":[${parts.join(',')}],${JSON.stringify(rest).slice(1)}`;
 }

@@ -154,7 +154,7 @@ export const EntryGetQuery = Type.Object({ include_expired: Type.Optional(Type.B
 
 /** What an audit event may be about: every kind of write (store/audit.ts). */
 export const AUDIT_ENTITY_TYPES = [
-  'site', 'category', 'product', 'bulk_job', 'settings', 'user', 'api_key', 'oauth_client', 'knowledge_entry', 'synonym_set',
+  'site', 'category', 'product', 'bulk_job', 'settings', 'user', 'api_key', 'oauth_client', 'knowledge_entry', 'synonym_set', 'search_rule',
 ] as const;
 
 export const AuditEvent = Type.Object(
@@ -163,7 +163,7 @@ export const AuditEvent = Type.Object(
     at: DateTime(),
     action: StringEnum(['create', 'update', 'delete'] as const),
     entity_type: Type.String(),
-    entity_id: Type.String({ description: "The entity's UUID (a synonym set: its id)" }),
+    entity_id: Type.String({ description: "The entity's UUID (a synonym set, a search rule: its id)" }),
     version: Nullable(Type.Integer()),
     user_id: Nullable(Uuid()),
     credential_id: Nullable(Type.String()),

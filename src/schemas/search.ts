@@ -131,16 +131,30 @@ const SynonymsApplied = Type.Array(
   { description: 'Product searches (always, [] when none): the synonym sets the query used, and the entries its words also stood for' },
 );
 
+const AppliedRules = Type.Array(
+  Type.Object({
+    id: Type.String(),
+    pinned: Type.Array(Uuid(), { description: 'The products it pinned' }),
+    hidden: Type.Integer({ description: 'How many products it hides' }),
+    filtered: Type.Boolean({ description: 'Whether it added filters' }),
+  }),
+  { description: 'Product searches (always, [] when none): the search rules that applied to the query' },
+);
+
 const resultOf = <K extends string, T extends TSchema>({ name, key, doc, $id }: { name: string; key: K; doc: T; $id: string }) =>
   Type.Object(
     {
       // The document under its own name (`product`, `entry`): typed as that key, not as any string.
       hits: Type.Array(Type.Object({
-        id: Uuid(), score: Type.Number(), ranks: Ranks, ...({ [key]: doc } as Record<K, T>), ...(key === 'product' ? { highlight: Type.Optional(Highlight) } : {}),
+        id: Uuid(), score: Type.Number(), ranks: Ranks, ...({ [key]: doc } as Record<K, T>),
+        ...(key === 'product' ? { highlight: Type.Optional(Highlight), pinned: Type.Optional(Type.Boolean({ description: 'Placed by a search rule (score 0)' })) } : {}),
       })),
       total: Type.Integer({ description: 'Matching documents: every keyword match plus the semantic candidates' }),
       facets: Type.Record(Type.String(), FacetCounts, { description: 'Per asked value facet, under its name as asked' }),
-      ...(key === 'product' ? { facets_exhaustive: Type.Optional(FacetsExhaustive), facets_stats: Type.Optional(FacetsStats), synonyms_applied: Type.Optional(SynonymsApplied) } : {}),
+      ...(key === 'product' ? {
+        facets_exhaustive: Type.Optional(FacetsExhaustive), facets_stats: Type.Optional(FacetsStats), synonyms_applied: Type.Optional(SynonymsApplied),
+        applied_rules: Type.Optional(AppliedRules),
+      } : {}),
       mode: StringEnum(SEARCH_MODES, { description: 'The mode that ran (hybrid falls back to keyword when semantic cannot run)' }),
       semantic_fallback: Nullable(Type.String({ description: `Why semantic ranking did not run for this ${name} search, if it did not` })),
       engine: Type.String({ description: 'builtin or redis-query-engine' }),

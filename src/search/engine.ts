@@ -25,6 +25,8 @@ export interface ProductFilters {
   inStock?: boolean;
   /** Attribute name → accepted values (any of them; case-insensitive). */
   attributes?: Record<string, string[]>;
+  /** Lower-case product ids left out (a search rule's hidden and pinned products). */
+  excludeIds?: string[];
   variantStrategy: VariantStrategy;
 }
 

@@ -135,6 +135,9 @@ export const keys = {
   /** The tenant's synonym sets: hash of set id → JSON (store/synonyms.ts), and a counter bumped by every change (serve processes poll it). */
   synonyms: (t: string) => `${tenantPrefix(t)}:synonyms`,
   synonymsVersion: (t: string) => `${tenantPrefix(t)}:synonyms:version`,
+  /** The tenant's search rules (store/searchRules.ts), kept as the synonym sets are. */
+  searchRules: (t: string) => `${tenantPrefix(t)}:search-rules`,
+  searchRulesVersion: (t: string) => `${tenantPrefix(t)}:search-rules:version`,
 
   /** The tenant's audit log, the events of one entity type, and the recent events of one entity (store/audit.ts). */
   audit: (t: string) => `${tenantPrefix(t)}:audit`,

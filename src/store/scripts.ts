@@ -103,8 +103,8 @@ export interface ScriptCommands {
   deleteAudited(...call: [doc: Key, index: Key, ...audit: AuditKeys, id: string, ...event: AuditArgs]): Promise<WriteResult.Done | WriteResult.Missing>;
   appendAudit(...call: [...audit: AuditKeys, ...event: AuditArgs]): Promise<string>;
   /** 1 created, 2 replaced. */
-  putSynonymSet(...call: [sets: Key, version: Key, ...audit: AuditKeys, id: string, json: string, ...event: AuditArgs]): Promise<1 | 2>;
-  deleteSynonymSet(...call: [sets: Key, version: Key, ...audit: AuditKeys, id: string, ...event: AuditArgs]): Promise<WriteResult.Done | WriteResult.Missing>;
+  putVersionedDoc(...call: [docs: Key, version: Key, ...audit: AuditKeys, id: string, json: string, ...event: AuditArgs]): Promise<1 | 2>;
+  deleteVersionedDoc(...call: [docs: Key, version: Key, ...audit: AuditKeys, id: string, ...event: AuditArgs]): Promise<WriteResult.Done | WriteResult.Missing>;
   /** 0: a token was taken; else the milliseconds until one is. */
   takeToken(bucket: Key, ratePerSecond: number): Promise<number>;
   /** Per product two values: a ProductWriteResult and its detail. */

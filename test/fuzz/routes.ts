@@ -155,6 +155,12 @@ export const TEMPLATES: RouteTemplate[] = [
   { method: 'PUT', path: `${K}/synonyms/:id`, params: { id: 'phones' }, body: { kind: 'json', value: { synonyms: ['handy', 'smartphone'], language: 'de' } }, auth: admin, answers: 'api' },
   { method: 'GET', path: `${K}/synonyms/:id`, params: { id: 'phones' }, auth: admin, answers: 'api' },
   { method: 'GET', path: `${K}/synonyms/export`, auth: admin, answers: 'api' },
+  { method: 'GET', path: `${K}/search-rules`, query: { site_id: ref('siteSlug'), query: 'bohrer', limit: '10' }, auth: admin, answers: 'api' },
+  {
+    method: 'PUT', path: `${K}/search-rules/:id`, params: { id: 'bohr' }, auth: admin, answers: 'api',
+    body: { kind: 'json', value: { site_id: ref('siteSlug'), query: 'bohr', match: 'contains', pin: [{ product_id: ref('productId'), position: 2 }], filters: { brand: ['Bosch'], price_min: 1 }, active_from: '2020-01-01', active_until: '2999-01-01T00:00:00Z' } },
+  },
+  { method: 'GET', path: `${K}/search-rules/:id`, params: { id: 'bohr' }, auth: admin, answers: 'api' },
   { method: 'POST', path: `${K}/api-keys`, body: { kind: 'json', value: { name: 'k', scopes: ['catalog:read'], user_id: ref('userId'), expires_at: '2030-01-01T00:00:00Z' } }, auth: admin, answers: 'api' },
   { method: 'POST', path: `${K}/api-keys`, body: { kind: 'json', value: { name: 'shop', scopes: ['search'], allowed_origins: [SHOP_ORIGIN, 'HTTP://LOCALHOST:3000', 'http://[::1]:8080'] } }, auth: admin, answers: 'api' },
   { method: 'DELETE', path: `${K}/api-keys/:key_id`, params: { key_id: ref('victimKeyId') }, auth: admin, answers: 'api', consumes: 'key' },

@@ -270,6 +270,10 @@ export class ProductCollection {
         return code >= 0 && below[code] === true;
       });
     }
+    if (f.excludeIds?.length) {
+      const excluded = new Set(f.excludeIds.flatMap((id) => this.table.docOf(id) ?? []));
+      if (excluded.size > 0) checks.push((doc) => !excluded.has(doc));
+    }
     const meta = this.table.meta;
     for (const [name, values] of Object.entries(f.attributes ?? {})) {
       const key = name.toLowerCase();

@@ -3,7 +3,7 @@
 import { typoBudget, type QueryWord } from '../analysis.js';
 import type { EntryAccess, EntryFilters, ProductFilters, VariantStrategy } from '../engine.js';
 import { layerTag } from './projection.js';
-import { NO_TAG, tagText } from './schema.js';
+import { F, NO_TAG, tagText } from './schema.js';
 
 /** A value inside a TAG clause: ASCII punctuation and spaces escaped (other characters stand as they are). */
 export const escapeTag = (value: string): string => tagText(value).replace(/[^\w\u0080-\u{10FFFF}]/gu, (c) => `\\${c}`);
@@ -68,7 +68,7 @@ export interface ProductFilterParts {
 }
 
 export function productFilterParts(f: ProductFilters, purgingSites: readonly string[]): ProductFilterParts {
-  const parts = [variantFilter(f.variantStrategy), tagNone('site', purgingSites)];
+  const parts = [variantFilter(f.variantStrategy), tagNone('site', purgingSites), tagNone(F.id, f.excludeIds ?? [])];
   if (f.siteId) parts.push(tagAny('site', [f.siteId]));
   if (f.language) parts.push(tagAny('lang', [f.language.toLowerCase()]));
   if (f.category) parts.push(tagAny('category', [f.category.toLowerCase()]));

@@ -9,6 +9,7 @@ import { useContractData, type EngineTarget } from './fixtures.js';
 import { keywordCases } from './keyword.js';
 import { knowledgeCases } from './knowledge.js';
 import { refreshCases } from './refresh.js';
+import { ruleCases } from './rules.js';
 import { semanticCases } from './semantic.js';
 import { storefrontCases } from './storefront.js';
 import { synonymCases } from './synonyms.js';
@@ -21,6 +22,7 @@ export function searchEngineContract(target: EngineTarget): void {
     keywordCases();
     storefrontCases();
     synonymCases();
+    ruleCases();
     semanticCases();
     knowledgeCases();
     refreshCases();

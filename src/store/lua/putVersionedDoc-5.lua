@@ -1,6 +1,6 @@
--- Create or replace a synonym set, with its audit event, and bump the version the serve processes
--- poll (domain/synonyms.ts).
--- KEYS: 1 sets hash, 2 version counter, 3-5 audit streams
+-- Create or replace a document of a versioned collection (store/versionedDocs.ts: synonym sets,
+-- search rules), with its audit event, and bump the version the serve processes poll.
+-- KEYS: 1 documents hash, 2 version counter, 3-5 audit streams
 -- ARGV: 1 id, 2 JSON, 3.. the audit event (store/audit.ts), its action 'create'
 -- Returns 1 created, 2 replaced.
 --- @include "lib/audit"

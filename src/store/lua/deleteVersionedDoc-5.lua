@@ -1,5 +1,6 @@
--- Delete a synonym set, with its audit event, only when it exists, and bump the version.
--- KEYS: 1 sets hash, 2 version counter, 3-5 audit streams
+-- Delete a document of a versioned collection (store/versionedDocs.ts), with its audit event, only
+-- when it exists, and bump the version.
+-- KEYS: 1 documents hash, 2 version counter, 3-5 audit streams
 -- ARGV: 1 id, 2.. the audit event (store/audit.ts)
 -- Returns 1 deleted, 0 missing.
 --- @include "lib/audit"
