@@ -59,3 +59,8 @@ import type { SynonymImportResult as SynonymImportSchema, SynonymSet as SynonymS
 export type SynonymSet = Static<typeof SynonymSetSchema>;
 export type SynonymSetWrite = Static<typeof SynonymWriteSchema>;
 export type SynonymImportResult = Static<typeof SynonymImportSchema>;
+
+// Search rules of the merchandising pages.
+import type { SearchRule as SearchRuleSchema, SearchRuleWrite as SearchRuleWriteSchema } from '../src/schemas/searchRules.js';
+export type SearchRule = Static<typeof SearchRuleSchema>;
+export type SearchRuleWrite = Static<typeof SearchRuleWriteSchema>;

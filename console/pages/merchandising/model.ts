@@ -1,53 +1,11 @@
-// What the merchandising tabs share: the wire shapes of search rules and search analytics (as
-// docs/API.md names them), ids made for new synonym sets, and calendar days.
-import type { ProductSearchRequest, ProductSearchResult } from '../../types.js';
+// What the merchandising tabs share: the routes, the wire shape of search analytics, ids made for
+// new synonym sets and rules, and calendar days.
+import type { ProductSearchRequest } from '../../types.js';
 
 export type Filters = NonNullable<ProductSearchRequest['filters']>;
 
-export interface Pin {
-  product_id: string;
-  /** 1–1000: the hit's place on the first page. */
-  position: number;
-}
-
-/** `PUT /api/knowledge/search-rules/{id}`. */
-export interface SearchRuleWrite {
-  site_id?: string | null;
-  query: string;
-  match?: 'exact' | 'contains';
-  pin?: Pin[];
-  hide?: string[];
-  filters?: Filters;
-  active_from?: string | null;
-  active_until?: string | null;
-  description?: string | null;
-  enabled?: boolean;
-}
-
-/** A stored rule: absent optional fields answer null, absent pin and hide []. */
-export interface SearchRule {
-  id: string;
-  site_id: string | null;
-  query: string;
-  match: 'exact' | 'contains';
-  pin: Pin[];
-  hide: string[];
-  filters: Filters | null;
-  active_from: string | null;
-  active_until: string | null;
-  description: string | null;
-  enabled: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-export const RULE_LIMITS = { query: 200, pin: 50, hide: 250, description: 500, position: 1000 };
-
-/** A product search answer with what rules did to it. */
-export type RuledSearchResult = Omit<ProductSearchResult, 'hits'> & {
-  applied_rules?: { id: string; [key: string]: unknown }[];
-  hits: (ProductSearchResult['hits'][number] & { pinned?: boolean })[];
-};
+/** Copied from src/schemas/searchRules.ts (the console bundles no server code), with the description's bound. */
+export const RULE_LIMITS = { query: 200, pins: 50, hides: 250, position: 1000, description: 500 };
 
 /** `GET /api/knowledge/search/analytics`: rates are null for a range without searches. */
 export interface SearchAnalytics {
