@@ -10,7 +10,7 @@ export interface ChartSeries {
 }
 
 export interface ChartBar {
-  /** Under the bar (every few bars where they are many). */
+  /** Under the bar (every `labelEvery`-th bar's; an empty one is left out). */
   label: string;
   /** One value a series, stacked from the bottom in the series' order. */
   values: number[];
@@ -31,14 +31,16 @@ export function niceCeiling(n: number): number {
   return [1, 2, 5, 10].map((m) => m * power).find((v) => v >= n) ?? 10 * power;
 }
 
-export function BarChart({ title, series, bars, children }: { title: string; series: ChartSeries[]; bars: ChartBar[]; children?: ComponentChildren }) {
+/** `labelEvery`: which bars are labelled (default: about a dozen labels in all). */
+export function BarChart({ title, series, bars, labelEvery = Math.ceil(bars.length / 12), children }: {
+  title: string; series: ChartSeries[]; bars: ChartBar[]; labelEvery?: number; children?: ComponentChildren;
+}) {
   const top = niceCeiling(Math.max(0, ...bars.map((b) => b.values.reduce((a, v) => a + v, 0))));
   const plotWidth = WIDTH - LEFT - 4;
   const plotHeight = HEIGHT - TOP - BOTTOM;
   const slot = plotWidth / Math.max(1, bars.length);
   const barWidth = Math.max(1, slot * 0.72);
   const y = (v: number) => TOP + plotHeight - (v / top) * plotHeight;
-  const labelEvery = Math.ceil(bars.length / 12);
   const ticks = top >= 2 ? [0, top / 2, top] : [0, top];
 
   return (
@@ -66,7 +68,7 @@ export function BarChart({ title, series, bars, children }: { title: string; ser
                 base += v;
                 return v > 0 ? <rect key={s} class={`series-${series[s]?.key ?? s}`} x={x} y={y(base)} width={barWidth} height={y(from) - y(base)} /> : null;
               })}
-              {i % labelEvery === 0 ? <text class="label" x={x + barWidth / 2} y={HEIGHT - 8} text-anchor="middle" aria-hidden="true">{bar.label}</text> : null}
+              {i % Math.max(1, labelEvery) === 0 && bar.label ? <text class="label" x={x + barWidth / 2} y={HEIGHT - 8} text-anchor="middle" aria-hidden="true">{bar.label}</text> : null}
             </g>
           );
         })}

@@ -3,12 +3,14 @@
 // query) and search analytics, one tab each: `#/merchandising/synonyms` (default),
 // `#/merchandising/rules`, `#/merchandising/analytics`.
 import { TabbedSection, type SectionTab } from '../components/tabs.js';
+import { AnalyticsTab } from './merchandising/analytics.js';
 import { RulesTab } from './merchandising/rules.js';
 import { SynonymsTab } from './merchandising/synonyms.js';
 
 const TABS: SectionTab[] = [
   { path: 'synonyms', title: 'Synonyms', tab: SynonymsTab },
   { path: 'rules', title: 'Rules', tab: RulesTab },
+  { path: 'analytics', title: 'Analytics', tab: AnalyticsTab },
 ];
 
 export function MerchandisingPage() {

@@ -23,7 +23,8 @@ export interface SearchAnalytics {
   top_queries: { query: string; count: number; hits: number }[];
   no_result_queries: { query: string; count: number }[];
   per_day: { date: string; searches: number; no_result_searches: number }[];
-  per_hour: { hour: number; searches: number }[];
+  /** Every hour of the range: its start (UTC, ISO 8601). */
+  per_hour: { hour: string; searches: number }[];
 }
 
 export const SYNONYMS = '/api/knowledge/synonyms';
