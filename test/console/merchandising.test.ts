@@ -116,7 +116,10 @@ describe('console: merchandising', { skip: SKIP_WITHOUT_CHROMIUM, timeout: 180_0
     await importer.locator('.error').waitFor();
     assert.match(await importer.locator('.error').innerText(), /Line 2/);
     assert.equal(((await suite.t.request('GET', '/api/knowledge/synonyms')).body as SetAnswer[]).length, 1);
-    await importer.locator('textarea[name=solr]').fill('# living room\ntv, fernseher\n\nlaptop => notebook, ultrabook\n');
+    // A file picked is read into the text area, to be checked before it is sent.
+    const file = '# living room\ntv, fernseher\n\nlaptop => notebook, ultrabook\n';
+    await importer.locator('input[name=file]').setInputFiles({ name: 'synonyms.txt', mimeType: 'text/plain', buffer: Buffer.from(file) });
+    await page.waitForFunction((text) => document.querySelector<HTMLTextAreaElement>('textarea[name=solr]')?.value === text, file);
     await importer.locator('button:has-text("Import")').click();
     await page.locator('.notice:has-text("Imported 2 synonym sets.")').waitFor();
     await rowCount(page, 'table.synonym-sets tbody tr', 3);
