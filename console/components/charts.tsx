@@ -41,7 +41,8 @@ export function BarChart({ title, series, bars, labelEvery = Math.ceil(bars.leng
   const slot = plotWidth / Math.max(1, bars.length);
   const barWidth = Math.max(1, slot * 0.72);
   const y = (v: number) => TOP + plotHeight - (v / top) * plotHeight;
-  const ticks = top >= 2 ? [0, top / 2, top] : [0, top];
+  // Whole numbers only: the quarters and the half of the scale where they are.
+  const ticks = [0, ...[top / 4, top / 2, (3 * top) / 4].filter(Number.isInteger), top];
 
   return (
     <figure class="chart">

@@ -112,7 +112,7 @@ function Figures({ a, site }: { a: SearchAnalytics; site: string }) {
       <div class="tiles">
         <Tile name="searches" label="Searches" value={a.searches.toLocaleString()} />
         <Tile name="no_result_rate" label="No-result rate" value={percent(a.no_result_rate)} note={`${a.no_result_searches.toLocaleString()} without results`} />
-        <Tile name="click_through_rate" label="Click-through rate" value={percent(a.click_through_rate)} note={`${a.clicks.toLocaleString()} clicks`} />
+        <Tile name="click_through_rate" label="Click-through rate" value={percent(a.click_through_rate)} note={`${a.clicks.toLocaleString()} ${a.clicks === 1 ? 'click' : 'clicks'}`} />
         <Tile name="average_click_position" label="Average click position" value={decimal(a.average_click_position)} />
         <Tile name="conversions" label="Conversions" value={a.conversions.toLocaleString()} note={`conversion rate ${percent(a.conversion_rate)}`} />
       </div>
@@ -149,7 +149,7 @@ function Figures({ a, site }: { a: SearchAnalytics; site: string }) {
         </section>
         <section class="card">
           <h2>Queries without results</h2>
-          {a.no_result_queries.length === 0 ? <p class="muted">Every search found something.</p> : (
+          {a.no_result_queries.length === 0 ? <p class="muted">{a.searches ? 'Every search found something.' : 'No search in this range.'}</p> : (
             <table class="no-result-queries">
               <thead><tr><th>query</th><th>searches</th></tr></thead>
               <tbody>
