@@ -229,12 +229,23 @@ describe('console: merchandising', { skip: SKIP_WITHOUT_CHROMIUM, timeout: 180_0
   test('analytics: the figures, charts and queries of the searches made, for a site and a range', async (t) => {
     if (await skipWithout(t, suite.t, '/api/knowledge/search/analytics')) return;
     const search = (query: string) => suite.t.request('POST', '/api/knowledge/search/products', { body: { query, site_id: 'outlet' } });
-    for (const query of ['kettle', 'kettle', 'copper kettle', 'unicorn', 'unicorn']) assert.equal((await search(query)).status, 200);
+    const answers = [];
+    for (const query of ['kettle', 'kettle', 'copper kettle', 'unicorn', 'unicorn']) {
+      const res = await search(query);
+      assert.equal(res.status, 200, res.text);
+      answers.push(res.body);
+    }
+    // The shopper of the third search clicked its hit, shown second on the page, and bought it.
+    const event = { query_id: answers[2].query_id, product_id: ids.get('kettle') };
+    const sent = await suite.t.request('POST', '/api/knowledge/search/events', {
+      body: { events: [{ ...event, event_id: 'c1', type: 'click', position: 2 }, { ...event, event_id: 'b1', type: 'conversion' }] },
+    });
+    assert.equal(sent.status, 200, sent.text);
     // The counter flushes every second.
     await eventually(async () => {
       const res = await suite.t.request('GET', '/api/knowledge/search/analytics?site_id=outlet');
-      return res.status === 200 && res.body.searches === 5 ? true : undefined;
-    }, 'the outlet\'s five searches counted', { ms: 15_000, every: 200 });
+      return res.status === 200 && res.body.searches === 5 && res.body.clicks === 1 && res.body.conversions === 1 ? true : undefined;
+    }, 'the outlet\'s five searches, a click and a conversion counted', { ms: 15_000, every: 200 });
 
     const tab = await openConsole(suite.browser, suite.stack, suite.t);
     const { page } = tab;
@@ -245,7 +256,11 @@ describe('console: merchandising', { skip: SKIP_WITHOUT_CHROMIUM, timeout: 180_0
     assert.equal(await tile('searches').innerText(), '5');
     assert.equal(await tile('no_result_rate').innerText(), '40.0 %');
     assert.match(await page.locator('.tile[data-tile="no_result_rate"]').innerText(), /2 without results/);
-    assert.equal(await tile('conversions').innerText(), '0');
+    assert.match(await page.locator('.tile[data-tile="click_through_rate"]').innerText(), /1 click$/);
+    assert.equal(await tile('click_through_rate').innerText(), '20.0 %');
+    assert.equal(await tile('average_click_position').innerText(), '2.0');
+    assert.equal(await tile('conversions').innerText(), '1');
+    assert.match(await page.locator('.tile[data-tile="conversions"]').innerText(), /conversion rate 20\.0 %/);
     // The default range is the last 7 days, today included.
     assert.equal(await page.locator('input[name=from]').inputValue(), daysAgo(6));
     assert.equal(await page.locator('input[name=to]').inputValue(), today());
@@ -277,6 +292,8 @@ describe('console: merchandising', { skip: SKIP_WITHOUT_CHROMIUM, timeout: 180_0
     // A site nobody searched: no figures, no rates.
     await page.locator('form[aria-label=Range] select[name=site]').selectOption(sites.get('quiet')!);
     await page.waitForFunction(() => document.querySelector('.tile[data-tile="no_result_rate"] .value')?.textContent === '—');
+    assert.equal(await tile('searches').innerText(), '0');
+    assert.equal(await page.locator('table.top-queries').count(), 0);
     await tab.close();
   });
 
