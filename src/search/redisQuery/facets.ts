@@ -1,11 +1,11 @@
-// Facet counts and stats on the Redis Query Engine: one FT.AGGREGATE … GROUPBY per asked facet
-// over the documents a keyword query matches, sent beside the search itself (the query is known
-// before it runs), over at most the first `limit` matches in the index's order (search/facets.ts:
-// beyond them the counts are scaled and not exhaustive); and over the documents found apart from
-// that query (sku/gtin codes, semantic candidates), by id. A field's values group as they are
-// (brand, category, availability, a category level); an attribute's come from the product's
-// written `name=value` pairs, split and kept for the name; a numeric field's stats are one
-// GROUPBY 0 over the matches that have it.
+// Facet counts and stats on the Redis Query Engine: one FT.AGGREGATE … GROUPBY per asked field
+// facet, and one for all asked attribute facets, over the documents a keyword query matches, sent
+// beside the search itself (the query is known before it runs), over at most the first `limit`
+// matches in the index's order (search/facets.ts: beyond them the counts are scaled and not
+// exhaustive); and over the documents found apart from that query (sku/gtin codes, semantic
+// candidates), by id. A field's values group as they are (brand, category, availability, a
+// category level); attributes' come from the product's written `name=value` pairs, split once and
+// kept for the asked names; a numeric field's stats are one GROUPBY 0 over the matches that have it.
 import type { FacetCount, FacetName, FacetStats, StatField } from '../engine.js';
 import { FACET_VALUES, facetList, roundCents, type FacetSample } from '../facets.js';
 import { matchesPrefix, parseFacet, type Facet, type PlainFacet } from '../productFacets.js';
@@ -34,7 +34,11 @@ export class FacetCounter {
    * (more than are listed, for ties), or every value where counts are to be added to others.
    */
   async matching(c: Collection, query: string, wanted: FacetName[], { limit, top }: { limit: number; top: number | null }): Promise<ValueCounts> {
-    return Promise.all(wanted.map((name) => this.countsOf(c, query, parseFacet(name)!, { limit, top })));
+    const facets = wanted.map((name) => parseFacet(name)!);
+    const attributes = facets.flatMap((f) => (f.kind === 'attribute' ? [f.attribute] : []));
+    // Every attribute facet from one pass over the matches: splitting the written pairs is most of the work.
+    const byAttribute = attributes.length > 0 ? this.attributeCounts(c, query, attributes, limit) : null;
+    return Promise.all(facets.map(async (facet) => (facet.kind === 'attribute' ? (await byAttribute!).get(facet.attribute)! : this.countsOf(c, query, facet, { limit, top }))));
   }
 
   /** Value counts over the documents of these ids (every value). */
@@ -63,20 +67,36 @@ export class FacetCounter {
     return this.stats(c, tagAny(F.id, ids), fields, ids.length);
   }
 
-  private async countsOf(c: Collection, query: string, facet: Facet, { limit, top }: { limit: number; top: number | null }): Promise<Map<string, number>> {
-    // An attribute's values: its written pairs, split, grouped, and kept for its name.
-    const key = facet.kind === 'attribute' ? 'value' : facet.kind === 'plain' ? FACET_FIELD[facet.name] : levelField(facet.level);
-    const prefix = facet.kind === 'attribute' ? `${facet.attribute}=` : '';
+  private async countsOf(c: Collection, query: string, facet: Exclude<Facet, { kind: 'attribute' }>, { limit, top }: { limit: number; top: number | null }): Promise<Map<string, number>> {
+    const key = facet.kind === 'plain' ? FACET_FIELD[facet.name] : levelField(facet.level);
     const which = top ? ['SORTBY', '4', '@count', 'DESC', `@${key}`, 'ASC', 'MAX', String(top)] : ['LIMIT', '0', '1000000'];
-    const group = ['GROUPBY', '1', `@${key}`, 'REDUCE', 'COUNT', '0', 'AS', 'count'];
-    const pipeline = prefix
-      ? ['FILTER', 'exists(@attrs_v)', 'APPLY', 'split(@attrs_v, ";")', 'AS', key, ...group, 'FILTER', `startswith(@${key}, ${quoted(prefix)})`, ...which]
-      : [...group, ...which];
-    const reply = await this.ft.aggregate(c, query, { limit, pipeline });
+    const reply = await this.ft.aggregate(c, query, { limit, pipeline: ['GROUPBY', '1', `@${key}`, 'REDUCE', 'COUNT', '0', 'AS', 'count', ...which] });
     const out = new Map<string, number>();
     for (const row of reply.rows) {
-      const value = row.fields.get(key)?.slice(prefix.length);
+      const value = row.fields.get(key);
       if (value) out.set(value, (out.get(value) ?? 0) + Number(row.fields.get('count')));
+    }
+    return out;
+  }
+
+  /**
+   * Per attribute, its values' counts: the written `name=value` pairs split, grouped, and those of
+   * the asked names kept (every value: the most frequent of each name cannot be cut in one list).
+   */
+  private async attributeCounts(c: Collection, query: string, names: string[], limit: number): Promise<Map<string, Map<string, number>>> {
+    const prefixes = names.map((name) => `${name}=`);
+    const kept = prefixes.map((p) => `startswith(@value, ${quoted(p)})`).join(' || ');
+    const pipeline = ['FILTER', 'exists(@attrs_v)', 'APPLY', 'split(@attrs_v, ";")', 'AS', 'value', 'GROUPBY', '1', '@value', 'REDUCE', 'COUNT', '0', 'AS', 'count',
+      'FILTER', kept, 'LIMIT', '0', '1000000'];
+    const reply = await this.ft.aggregate(c, query, { limit, pipeline });
+    const out = new Map(names.map((name) => [name, new Map<string, number>()]));
+    for (const row of reply.rows) {
+      const pair = row.fields.get('value');
+      const at = pair === undefined ? -1 : prefixes.findIndex((p) => pair.startsWith(p));
+      if (at < 0) continue;
+      const value = pair!.slice(prefixes[at].length);
+      const counts = out.get(names[at])!;
+      if (value) counts.set(value, (counts.get(value) ?? 0) + Number(row.fields.get('count')));
     }
     return out;
   }
