@@ -189,7 +189,7 @@ export class SearchService {
   }
 
   /** The search counted (unless it asked not to be, or is facet-only: limit 0), and its query_id; null when not counted. */
-  private async counted(tenant: Tenant, input: ProductSearchInput, siteId: string | undefined, total: number): Promise<string | null> {
+  private counted(tenant: Tenant, input: ProductSearchInput, siteId: string | undefined, total: number): string | null | Promise<string | null> {
     if (!this.analytics || input.analytics === false || input.limit === 0) return null;
     return this.analytics.record(tenant, siteId ?? null, input.query ?? '', total);
   }

@@ -15,9 +15,9 @@ import type { SiteService } from './sites.js';
 
 type EventInput = Static<typeof SearchEvent>;
 
-/** What product search asks of analytics: count this search, and its query_id (null: not counted). */
+/** What product search asks of analytics: count this search, and its query_id (null: not counted; at once where it can). */
 export interface SearchRecorder {
-  record(tenant: Tenant, siteId: string | null, query: string, total: number): Promise<string | null>;
+  record(tenant: Tenant, siteId: string | null, query: string, total: number): string | null | Promise<string | null>;
 }
 
 export interface ReportInput {
@@ -71,16 +71,13 @@ export class SearchAnalyticsService implements SearchRecorder {
   }
 
   /** Counts a product search (the tenant's setting allowing) and answers its query_id. */
-  async record(tenant: Tenant, siteId: string | null, query: string, total: number): Promise<string | null> {
+  record(tenant: Tenant, siteId: string | null, query: string, total: number): string | null | Promise<string | null> {
     if (!tenant.settings.search_analytics) return null;
     const atMs = this.now();
     this.counter.record({ tenantId: tenant.id, siteId, query: normaliseQuery(query), total, atMs, retentionDays: tenant.settings.analytics_retention_days });
-    try {
-      return await this.queryIds.issue(tenant.id, siteId, atMs);
-    } catch {
-      // Without the signing key (Redis unreachable at the first search) the search is answered all the same.
-      return null;
-    }
+    const queryId = this.queryIds.issue(tenant.id, siteId, atMs);
+    // Without the signing key (Redis unreachable at the first search) the search is answered all the same.
+    return typeof queryId === 'string' ? queryId : queryId.catch(() => null);
   }
 
   /** Writes the counts every second until close. */

@@ -5,7 +5,7 @@
 // bad events and query_ids refused whole, the events' rate limit for a search-only key, the
 // report's range rules, query suggestions, the tenant setting, and the bound on a day's queries.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { before, describe, test } from 'node:test';
 import { QueryIds } from '../../src/domain/queryIds.js';
 import { MAX_QUERY_CHARS, normaliseQuery, SearchCounter } from '../../src/domain/searchCounter.js';
@@ -53,7 +53,7 @@ const reportOnce = (t: TenantFixture, searches: number, query: Record<string, st
     return res.body.searches === searches ? res.body : undefined;
   }, `${searches} searches counted`, { ms: 10_000 });
 const events = (t: TenantFixture, list: unknown[], key?: string) => t.request('POST', `${K}/events`, { body: { events: list }, ...(key ? { key } : {}) });
-const click = (queryId: string | null, position: number, eventId = randomUUID()) => ({ event_id: eventId, type: 'click', query_id: queryId, product_id: randomUUID(), position });
+const click = (queryId: string | null, position: number, eventId: string = randomUUID()) => ({ event_id: eventId, type: 'click', query_id: queryId, product_id: randomUUID(), position });
 const suggestions = (t: TenantFixture, query: Record<string, string>, key?: string) =>
   t.request('GET', `${K}/suggestions?${new URLSearchParams(query)}`, key ? { key } : {});
 
@@ -62,6 +62,25 @@ test('the normal form of a query: NFKC, lower case, trimmed, one space, at most 
   assert.equal(normaliseQuery('x'.repeat(150)), 'x'.repeat(MAX_QUERY_CHARS));
   // Cut at a character, not inside a surrogate pair.
   assert.equal(normaliseQuery('😀'.repeat(120)), '😀'.repeat(MAX_QUERY_CHARS));
+});
+
+test('query_ids: the site and time they name; any changed character, another tenant or another secret is refused', async () => {
+  const secret = randomBytes(32);
+  const ids = new QueryIds(async () => secret);
+  const site = randomUUID();
+  const now = Date.now();
+  const fresh = await ids.issue('tenant-a', site, now);
+  const earlier = await ids.issue('tenant-a', null, now - 3_600_000);
+  assert.deepEqual(await ids.check('tenant-a', fresh, now), { ok: true, siteId: site, atMs: Math.floor(now / 1000) * 1000 });
+  assert.deepEqual(await ids.check('tenant-a', earlier, now), { ok: true, siteId: null, atMs: Math.floor(now / 1000) * 1000 - 3_600_000 });
+  assert.deepEqual(await new QueryIds(async () => secret).check('tenant-a', fresh, now), (await ids.check('tenant-a', fresh, now)), 'another process with the same secret');
+  for (let i = 0; i < fresh.length; i++) {
+    const changed = `${fresh.slice(0, i)}${fresh[i] === 'A' ? 'B' : 'A'}${fresh.slice(i + 1)}`;
+    assert.deepEqual(await ids.check('tenant-a', changed, now), { ok: false, why: 'invalid' }, `character ${i}`);
+  }
+  assert.deepEqual(await ids.check('tenant-b', fresh, now), { ok: false, why: 'invalid' });
+  assert.deepEqual(await new QueryIds(async () => randomBytes(32)).check('tenant-a', fresh, now), { ok: false, why: 'invalid' });
+  assert.deepEqual(await ids.check('tenant-a', fresh, now + DAY_MS + 1000), { ok: false, why: 'expired' });
 });
 
 describe('search analytics over HTTP', () => {
@@ -152,7 +171,7 @@ describe('search analytics over HTTP', () => {
     assert.deepEqual((await events(t, [batch[0], { event_id: 'e5', type: 'conversion', query_id: q2, product_id: randomUUID(), position: 2 }, batch[0]])).body, { accepted: 1, duplicates: 2 });
 
     const expected = { clicks: 3, conversions: 2, click_through_rate: 0.5, conversion_rate: 0.5, average_click_position: 2 };
-    for (const query of [{}, { site_id: 'shop' }]) {
+    for (const query of [{}, { site_id: 'shop' }] as Record<string, string>[]) {
       const r = await reportOnce(t, 4, query);
       assert.deepEqual({ clicks: r.clicks, conversions: r.conversions, click_through_rate: r.click_through_rate, conversion_rate: r.conversion_rate, average_click_position: r.average_click_position }, expected);
     }
