@@ -213,6 +213,26 @@ describe('search analytics over HTTP', () => {
     assert.equal((await reportOnce(t, 1)).clicks, 1);
   });
 
+  test('from a shop page: the preflight, CORS for an allowed origin, Algolia fields beyond the ones counted ignored', async () => {
+    const { t } = a;
+    const origin = 'https://shop.example';
+    const created = await t.request('POST', '/api/knowledge/api-keys', { body: { name: 'shop', scopes: ['search'], allowed_origins: [origin] } });
+    assert.equal(created.status, 201, created.text);
+    const preflight = await t.request('OPTIONS', `${K}/events`, { key: undefined, headers: { origin, 'access-control-request-method': 'POST' } });
+    assert.equal(preflight.status, 204, preflight.text);
+    assert.equal(preflight.headers['access-control-allow-origin'], origin);
+    const queryId = (await search(t, { site_id: 'shop', query: 'boots' }, created.body.key)).query_id!;
+    const sent = await t.request('POST', `${K}/events`, {
+      key: created.body.key, headers: { origin },
+      body: { events: [{ ...click(queryId, 1), userToken: 'shopper-42', eventName: 'Product Clicked', index: 'shop', timestamp: Date.now() }] },
+    });
+    assert.equal(sent.status, 200, sent.text);
+    assert.equal(sent.headers['access-control-allow-origin'], origin);
+    const suggested = await suggestions(t, { q: 'ja' }, created.body.key);
+    assert.equal(suggested.status, 200, suggested.text);
+    assert.equal((await t.request('GET', `${K}/suggestions`, { key: created.body.key, headers: { origin: 'https://elsewhere.example' } })).status, 403);
+  });
+
   test('events of a search-only key are rate limited per key and address (429, Retry-After); catalog:read is not', async () => {
     const { t } = await tenantWithShop();
     assert.equal((await t.request('PUT', '/api/knowledge/settings', { body: { search_events_rate_per_s: 2 } })).status, 200);
