@@ -17,6 +17,7 @@ import { whoamiRoutes } from './api/whoami.js';
 import { consoleRoutes } from './api/console.js';
 import { synonymRoutes } from './api/synonyms.js';
 import { searchRuleRoutes } from './api/searchRules.js';
+import { searchAnalyticsRoutes } from './api/searchAnalytics.js';
 import type { Config, EmbedderSpec } from './config.js';
 import { DEFAULT_OAUTH_LIFETIMES, type OAuthLifetimes } from './config.js';
 import { ApiKeyService } from './domain/apiKeys.js';
@@ -28,6 +29,9 @@ import { KnowledgeEntryService } from './domain/knowledgeEntries.js';
 import { OAuthService } from './domain/oauth/service.js';
 import { ProductService, type EmbeddingScheduler } from './domain/products.js';
 import { SearchService } from './domain/search.js';
+import { QueryIds } from './domain/queryIds.js';
+import { SearchAnalyticsService } from './domain/searchAnalytics.js';
+import { SearchCounter } from './domain/searchCounter.js';
 import { noSearchRefresh, type SearchRefresh } from './domain/searchRefresh.js';
 import { createEmbedder, createQueryModel } from './embed/index.js';
 import { QueryEmbedder } from './embed/queryEmbedder.js';
@@ -62,6 +66,7 @@ import { ProductRepository } from './store/productRepository.js';
 import { SiteRepository } from './store/sites.js';
 import { SynonymRepository } from './store/synonyms.js';
 import { SearchRuleRepository } from './store/searchRules.js';
+import { SearchAnalyticsRepository } from './store/searchAnalytics.js';
 import { ApiKeyRepository, TenantRepository, UserRepository } from './store/tenants.js';
 import { embeddingRoutes } from './api/embedding.js';
 import { EmbeddingStatusService, type ConfiguredModel } from './domain/embedding.js';
@@ -122,7 +127,12 @@ export function createServices(redis: Store, options: ServiceOptions = {}) {
   const oauth = new OAuthService(oauthStore, apiKeys, oauthLifetimes);
   const synonyms = new SynonymService(new SynonymRepository(redis), sites);
   const searchRules = new SearchRuleService(new SearchRuleRepository(redis), sites, products);
-  return { tenants, users, apiKeys, sites, categories, products, ingest, jobs, knowledgeEntries, audit, oauth, embeddingStatus, synonyms, searchRules };
+  // Counts are written by a timer that only a serving process starts (startServer).
+  const analyticsStore = new SearchAnalyticsRepository(redis);
+  const searchAnalytics = new SearchAnalyticsService({
+    repo: analyticsStore, sites, counter: new SearchCounter(analyticsStore), queryIds: new QueryIds(() => analyticsStore.secret()),
+  });
+  return { tenants, users, apiKeys, sites, categories, products, ingest, jobs, knowledgeEntries, audit, oauth, embeddingStatus, synonyms, searchRules, searchAnalytics };
 }
 export type Services = ReturnType<typeof createServices>;
 
@@ -223,8 +233,9 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
     engine,
     embedders,
     products: services.products, knowledgeEntries: services.knowledgeEntries, sites: services.sites, synonyms: services.synonyms,
-    rules: services.searchRules, facetExactLimit: config.facetExactLimit,
+    rules: services.searchRules, facetExactLimit: config.facetExactLimit, analytics: services.searchAnalytics,
   });
+  services.searchAnalytics.start((err) => log.warn({ err: (err as Error).message }, 'search counts not written; kept for the next try'));
   // The indexes build in the background: /readyz answers 503 with the progress until they are done.
   let searchProgress: EngineProgress = { tenants: 0, tenantsLoaded: 0, documents: 0 };
   let progressLogged = performance.now();
@@ -266,6 +277,7 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
     ...adminRoutes({ tenants: services.tenants, users: services.users, apiKeys: services.apiKeys, audit: services.audit }),
     ...synonymRoutes(services.synonyms),
     ...searchRuleRoutes(services.searchRules),
+    ...searchAnalyticsRoutes({ analytics: services.searchAnalytics, apiKeys: services.apiKeys }),
     ...oauthRoutes(services.oauth, guard, { scheme: config.publicScheme, rateLimit: new OAuthRateLimit(services.apiKeys, config.oauthRateLimits) }),
     ...whoamiRoutes(),
     ...consoleRoutes(services.oauth, guard),
@@ -283,6 +295,8 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
     services,
     async close() {
       await server.close(config.shutdownGraceMs);
+      // The searches answered last are counted before the connection goes.
+      await services.searchAnalytics.close().catch((err: Error) => log.warn({ err: err.message }, 'search counts not written at shutdown'));
       await engineStarted;
       await engine.close();
       await embedders?.close();

@@ -12,6 +12,7 @@ import { CATEGORY_LEVELS, isStatField, parseFacet, pathFilter, PLAIN_FACETS, STA
 import { InvalidError, NotFoundError } from './errors.js';
 import { readableVisibilities, type Caller, type EntryView, type KnowledgeEntryService } from './knowledgeEntries.js';
 import type { ProductService, ProductView } from './products.js';
+import type { SearchRecorder } from './searchAnalytics.js';
 import type { SiteService } from './sites.js';
 import type { SynonymService } from './synonyms.js';
 import { organicOffset, pinnedPage } from './pinnedPage.js';
@@ -43,6 +44,8 @@ interface Answer<D> {
   /** Product searches: the synonym sets and search rules the query used. */
   synonyms_applied?: AppliedSynonym[];
   applied_rules?: AppliedRule[];
+  /** Product searches: names the search in click and conversion events (null: not counted). */
+  query_id?: string | null;
   mode: SearchMode;
   semantic_fallback: string | null;
   engine: string;
@@ -87,6 +90,8 @@ export interface SearchServiceOptions {
   synonyms?: SynonymService;
   /** The tenants' search rules (none: product searches apply no rules). */
   rules?: SearchRuleService;
+  /** Counts product searches and names them (query_id); none: nothing is counted. */
+  analytics?: SearchRecorder;
 }
 
 export class SearchService {
@@ -98,8 +103,10 @@ export class SearchService {
   private readonly facetExactLimit: number | undefined;
   private readonly synonyms: SynonymService | null;
   private readonly rules: SearchRuleService | null;
+  private readonly analytics: SearchRecorder | null;
 
   constructor(options: SearchServiceOptions) {
+    this.analytics = options.analytics ?? null;
     this.synonyms = options.synonyms ?? null;
     this.rules = options.rules ?? null;
     this.facetExactLimit = options.facetExactLimit;
@@ -117,17 +124,17 @@ export class SearchService {
 
   async searchProducts(tenant: Tenant, input: ProductSearchInput): Promise<Answer<{ product: ProductView }>> {
     const started = performance.now();
-    const { result, plan } = await this.findProducts(tenant, input);
+    const { result, plan, siteId } = await this.findProducts(tenant, input);
     const hits = await this.withProducts(tenant.id, result.hits);
     const highlighter = highlighterOf(input, plan);
     const marked = highlighter ? hits.map((h) => ({ ...h, highlight: highlighter.product(h.product) })) : hits;
-    return { ...productAnswer(result, plan), hits: marked, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
+    return { ...productAnswer(result, plan), query_id: await this.counted(tenant, input, siteId, result.total), hits: marked, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
   }
 
   /** searchProducts with each hit's product as JSON text (ProductService.viewTexts): what the HTTP route answers. */
   async searchProductTexts(tenant: Tenant, input: ProductSearchInput): Promise<Answer<{ documentJson: string }>> {
     const started = performance.now();
-    const { result, plan } = await this.findProducts(tenant, input);
+    const { result, plan, siteId } = await this.findProducts(tenant, input);
     const texts = await this.products.viewTexts(tenant.id, result.hits.map((h) => h.id));
     const highlighter = highlighterOf(input, plan);
     // A product deleted since the engine saw it is left out.
@@ -136,7 +143,7 @@ export class SearchService {
       if (!documentJson) return [];
       return [highlighter ? { ...h, documentJson, highlight: highlighter.product(JSON.parse(documentJson) as HighlightedFields) } : { ...h, documentJson }];
     });
-    return { ...productAnswer(result, plan), hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
+    return { ...productAnswer(result, plan), query_id: await this.counted(tenant, input, siteId, result.total), hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
   }
 
   /**
@@ -156,7 +163,7 @@ export class SearchService {
   /** The engine's hits of a product search, and the plan it ran under. */
   private async findProducts(
     tenant: Tenant, input: ProductSearchInput, narrowing: Pick<ProductSearch, 'facetPrefix' | 'facetValues'> = {},
-  ): Promise<{ result: SearchResult; plan: Plan }> {
+  ): Promise<{ result: SearchResult; plan: Plan; siteId: string | undefined }> {
     const site = input.site_id !== undefined ? await this.sites.resolve(tenant.id, input.site_id) : undefined;
     const siteId = site?.id;
     const query = input.query ?? '';
@@ -203,7 +210,13 @@ export class SearchService {
       },
     });
     const result = pins.length > 0 ? { ...organic, ...pinnedPage(organic.hits, organic.total, pins, offset, input.limit ?? 20) } : organic;
-    return { result, plan };
+    return { result, plan, siteId };
+  }
+
+  /** The search counted (unless it asked not to be, or is facet-only: limit 0), and its query_id; null when not counted. */
+  private counted(tenant: Tenant, input: ProductSearchInput, siteId: string | undefined, total: number): string | null | Promise<string | null> {
+    if (!this.analytics || input.analytics === false || input.limit === 0) return null;
+    return this.analytics.record(tenant, siteId ?? null, input.query ?? '', total);
   }
 
   async relatedProducts(tenant: Tenant, productId: string, page: Page): Promise<Answer<{ product: ProductView }>> {

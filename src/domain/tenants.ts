@@ -7,7 +7,10 @@ import { ConflictError, InvalidError, NotFoundError } from './errors.js';
 import type { Tenant, User } from '../schemas/records.js';
 import type { Page } from '../store/docs.js';
 
-export const DEFAULT_SETTINGS: Tenant['settings'] = { variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0, facet_attributes: [] };
+export const DEFAULT_SETTINGS: Tenant['settings'] = {
+  variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0, facet_attributes: [],
+  search_analytics: true, analytics_retention_days: 90, suggestion_min_searches: 3, search_events_rate_per_s: 10,
+};
 
 /** A stored tenant with the settings added since it was stored at their defaults. */
 const withDefaults = (tenant: Tenant | null): Tenant | null => tenant && { ...tenant, settings: { ...DEFAULT_SETTINGS, ...tenant.settings } };

@@ -78,6 +78,9 @@ export const ProductSearchRequest = Type.Object(
     highlight_pre_tag: Type.Optional(Type.String({ maxLength: 50, default: '<mark>' })),
     highlight_post_tag: Type.Optional(Type.String({ maxLength: 50, default: '</mark>' })),
     snippet_words: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Words in a highlight snippet' })),
+    analytics: Type.Optional(Type.Boolean({
+      default: true, description: 'Count this search in the search analytics (a limit 0, facet-only search never is); false: not counted, query_id null',
+    })),
   },
   { $id: 'ProductSearchRequest', additionalProperties: false },
 );
@@ -85,7 +88,7 @@ export const ProductSearchRequest = Type.Object(
 /** Facet value search: the product search body, one facet and the typed prefix. */
 export const FacetValuesRequest = Type.Object(
   {
-    ...Type.Omit(ProductSearchRequest, ['facets', 'sort', 'highlight', 'snippet_words', 'limit', 'offset']).properties,
+    ...Type.Omit(ProductSearchRequest, ['facets', 'sort', 'highlight', 'snippet_words', 'limit', 'offset', 'analytics']).properties,
     facet: Type.String({ minLength: 1, maxLength: 120, description: 'A value facet the product search can count' }),
     facet_query: Type.Optional(Type.String({ maxLength: 100, default: '', description: 'Prefix of the values (or of a word in them), case and diacritics ignored' })),
     max_values: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
@@ -154,6 +157,7 @@ const resultOf = <K extends string, T extends TSchema>({ name, key, doc, $id }: 
       ...(key === 'product' ? {
         facets_exhaustive: Type.Optional(FacetsExhaustive), facets_stats: Type.Optional(FacetsStats), synonyms_applied: Type.Optional(SynonymsApplied),
         applied_rules: Type.Optional(AppliedRules),
+        query_id: Type.Optional(Nullable(Type.String({ description: 'Product searches: names this search in click and conversion events (POST /search/events, 24 hours); null when not counted' }))),
       } : {}),
       mode: StringEnum(SEARCH_MODES, { description: 'The mode that ran (hybrid falls back to keyword when semantic cannot run)' }),
       semantic_fallback: Nullable(Type.String({ description: `Why semantic ranking did not run for this ${name} search, if it did not` })),

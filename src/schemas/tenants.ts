@@ -7,6 +7,18 @@ const FacetAttributes = Type.Array(Type.String({ minLength: 1, maxLength: 100, p
   maxItems: 50, default: [], description: 'Attributes product search can facet on (facets: ["attributes.<name>"]), case-insensitive; filters work on every attribute',
 });
 
+// Search analytics (api/searchAnalytics.ts).
+const SearchAnalytics = Type.Boolean({
+  default: true, description: 'Count product searches per site and day (analytics, query_id, suggestions); false counts nothing and suggests nothing',
+});
+const RetentionDays = Type.Integer({ minimum: 1, maximum: 730, default: 90, description: 'Days the daily search counts are kept' });
+const SuggestionMinSearches = Type.Integer({
+  minimum: 1, maximum: 1000, default: 3, description: 'Searches of a query (last 30 days) before it is suggested: a one-off query is never shown publicly',
+});
+const SearchEventsRate = Type.Integer({
+  minimum: 0, maximum: 100_000, default: 10, description: 'Event requests per second per search-only key and address; 0 = no limit',
+});
+
 export const TenantSettings = Type.Object(
   {
     variant_strategy: StringEnum(VARIANT_STRATEGIES, {
@@ -16,6 +28,10 @@ export const TenantSettings = Type.Object(
     oauth_open_registration: Type.Boolean({ default: false, description: 'Allow /oauth/register without an admin key' }),
     rate_limit_per_s: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: 'Requests per second per key; 0 = no limit' }),
     facet_attributes: FacetAttributes,
+    search_analytics: SearchAnalytics,
+    analytics_retention_days: RetentionDays,
+    suggestion_min_searches: SuggestionMinSearches,
+    search_events_rate_per_s: SearchEventsRate,
   },
   { $id: 'TenantSettings' },
 );
@@ -25,6 +41,10 @@ export const TenantSettingsUpdate = Type.Partial(Type.Object({
   oauth_open_registration: Type.Boolean(),
   rate_limit_per_s: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   facet_attributes: FacetAttributes,
+  search_analytics: SearchAnalytics,
+  analytics_retention_days: RetentionDays,
+  suggestion_min_searches: SuggestionMinSearches,
+  search_events_rate_per_s: SearchEventsRate,
 }, { additionalProperties: false }), { $id: 'TenantSettingsUpdate' });
 
 export const TenantSlug = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([a-z0-9-]*[a-z0-9])?$' });

@@ -7,6 +7,8 @@ export const keys = {
   tenantSlugs: 'kcs:tenants:by-slug',
   /** Global: embedding model id → how to build it (store/embeddingModels.ts), for searches over a tenant's older vectors. */
   embeddingModels: 'kcs:embedding:models',
+  /** Global: the key query_ids are signed with (domain/queryIds.ts), made once by the first process that needs it. */
+  analyticsSecret: 'kcs:analytics:secret',
 
   tenant: (t: string) => `${tenantPrefix(t)}:tenant`,
   /** Tenant change stream: one entry per document write, read by search replicas. */
@@ -138,6 +140,22 @@ export const keys = {
   /** The tenant's search rules (store/searchRules.ts), kept as the synonym sets are. */
   searchRules: (t: string) => `${tenantPrefix(t)}:search-rules`,
   searchRulesVersion: (t: string) => `${tenantPrefix(t)}:search-rules:version`,
+
+  /**
+   * Search analytics of one UTC day (YYYY-MM-DD) and bucket (a site id, `_` for searches without a
+   * site, `*` for every search of the tenant), expiring after the tenant's retention
+   * (store/searchAnalytics.ts): counts (hash), the queries by searches, their hit sums, and the
+   * queries without results by searches (zsets trimmed to the most searched).
+   */
+  searchStats: (t: string, bucket: string, day: string) => `${tenantPrefix(t)}:search-analytics:${day}:${bucket}:stats`,
+  searchQueries: (t: string, bucket: string, day: string) => `${tenantPrefix(t)}:search-analytics:${day}:${bucket}:queries`,
+  searchHitSums: (t: string, bucket: string, day: string) => `${tenantPrefix(t)}:search-analytics:${day}:${bucket}:hit-sums`,
+  searchNoResults: (t: string, bucket: string, day: string) => `${tenantPrefix(t)}:search-analytics:${day}:${bucket}:no-results`,
+  /** An event id counted in the last 24 h, and a search (by query_id) that had a click or a conversion: counted once each. */
+  searchEvent: (t: string, eventId: string) => `${tenantPrefix(t)}:search-analytics:event:${eventId}`,
+  searchEngaged: (t: string, kind: 'click' | 'conversion', queryId: string) => `${tenantPrefix(t)}:search-analytics:${kind}:${queryId}`,
+  /** Scratch space of one report (a union of days), deleted by the script that made it. */
+  searchAnalyticsTmp: (t: string, id: string) => `${tenantPrefix(t)}:search-analytics:tmp:${id}`,
 
   /** The tenant's audit log, the events of one entity type, and the recent events of one entity (store/audit.ts). */
   audit: (t: string) => `${tenantPrefix(t)}:audit`,

@@ -227,3 +227,35 @@ export interface DropStaleVectorsCall {
 }
 
 export const dropStaleVectorsCall = (c: DropStaleVectorsCall): ScriptCall => call([c.embeddingModel, c.reembed, ...c.hashes], [c.model, ...c.keepFields]);
+
+/** One event of a searchEvents call: positions (1-based) of its keys in the call's key table. */
+export interface SearchEventRow {
+  eventRef: number;
+  siteStatsRef: number;
+  allStatsRef: number;
+  markRef: number;
+  type: 'click' | 'conversion';
+  position: number | '';
+}
+
+export interface SearchEventsCall {
+  /** The stats hashes, the event id keys and the mark keys the rows refer to. */
+  keyTable: Key[];
+  eventTtlS: number;
+  markTtlS: number;
+  /** The stats hashes among the keys, with their expiry (unix seconds). */
+  stats: { ref: number; expireAt: number }[];
+  rows: SearchEventRow[];
+}
+
+export function searchEventsCall(c: SearchEventsCall): ScriptCall {
+  const args: Value[] = [c.eventTtlS, c.markTtlS, c.stats.length];
+  for (const s of c.stats) args.push(s.ref, s.expireAt);
+  for (const r of c.rows) args.push(r.eventRef, r.siteStatsRef, r.allStatsRef, r.markRef, r.type, r.position);
+  return call(c.keyTable, args);
+}
+
+/** topQueries: the union of the days' zsets (and of their hit sums, when given) in two scratch keys. */
+export const topQueriesCall = (
+  c: { scratch: [Key, Key]; counts: Key[]; hitSums: Key[] | null; limit: number; minCount: number },
+): ScriptCall => call([...c.scratch, ...c.counts, ...(c.hitSums ?? [])], [c.counts.length, c.limit, c.minCount, c.hitSums ? '1' : '0']);

@@ -165,4 +165,13 @@ export interface ScriptCommands {
     ...call: [client: Key, grant: Key, access: Key, clientGrants: Key, grantId: string, grantJson: string, accessJson: string,
       accessTtlMs: number, nowMs: number]
   ): Promise<GrantResult.Issued | GrantResult.ClientGone>;
+  /** The number of queries trimmed away. */
+  countSearches(
+    ...call: [stats: Key, queries: Key, noResults: Key, hitSums: Key, expireAt: number, searches: number, noResultSearches: number, keep: number,
+      trimAt: number, ...tally: (string | number)[]]
+  ): Promise<number>;
+  /** [accepted, duplicates]. */
+  searchEvents(...call: ScriptCall): Promise<[number, number]>;
+  /** Per query its searches (and hit sum, when asked), as text. */
+  topQueries(...call: ScriptCall): Promise<string[]>;
 }

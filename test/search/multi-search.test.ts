@@ -25,9 +25,11 @@ describe('POST /api/knowledge/search/multi', () => {
     assert.equal(res.body.results.length, 3);
     for (const [i, body] of searches.entries()) {
       const alone = await searchHttp(s.t, SEARCH_PRODUCTS, body);
-      const { took_ms: _a, ...multi } = res.body.results[i];
-      const { took_ms: _b, ...single } = alone.body;
+      // Each counted search is named apart (query_id): the rest is the same.
+      const { took_ms: _a, query_id: multiId, ...multi } = res.body.results[i];
+      const { took_ms: _b, query_id: singleId, ...single } = alone.body;
       assert.deepEqual(multi, single, `search ${i}`);
+      assert.ok(typeof multiId === 'string' && typeof singleId === 'string' && multiId !== singleId, `search ${i}: ${multiId}, ${singleId}`);
     }
   });
 
