@@ -140,6 +140,24 @@ export interface KcsSearchClient {
   /** POST /search/facet-values for each: the values of a value facet matching `facetQuery` as a prefix. */
   searchForFacetValues(requests: readonly SearchRequest[]): Promise<SearchForFacetValuesResult[]>;
   clearCache(): Promise<void>;
+  /**
+   * search-insights' `aa(method, payload)` for InstantSearch's insights option:
+   * `clickedObjectIDsAfterSearch` and `convertedObjectIDsAfterSearch` become kcs click and conversion
+   * events for the result's `queryID` (kcs's `query_id`); other methods do nothing.
+   */
+  insightsClient(method: string, payload?: { queryID?: string; objectIDs?: string[]; positions?: number[] }): Promise<unknown>;
+  /** POST /api/knowledge/search/events; a failed send is retried once with the same event ids (counted once). */
+  sendEvents(events: KcsSearchEvent[]): Promise<{ accepted: number; duplicates: number }>;
+}
+
+/** A click or conversion on a hit of the search `query_id` names (its answer's `query_id`, InstantSearch's `queryID`). */
+export interface KcsSearchEvent {
+  event_id: string;
+  type: 'click' | 'conversion';
+  query_id: string;
+  product_id: string;
+  /** 1-based position of the hit in the whole list; required for clicks. */
+  position?: number;
 }
 
 /** What a failed search rejects with: kcs's `detail` as the message (422 items as `loc: msg`), and the HTTP status. */

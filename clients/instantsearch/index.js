@@ -6,6 +6,7 @@
 // to Algolia's result shape.
 
 const PATHS = {
+  events: '/api/knowledge/search/events',
   products: '/api/knowledge/search/products',
   multi: '/api/knowledge/search/multi',
   facetValues: '/api/knowledge/search/facet-values',
@@ -106,7 +107,7 @@ export function createSearchClient(options) {
     const postTag = params.highlightPostTag ?? DEFAULT_POST_TAG;
     if (plan.impossible) return { facetHits: [], exhaustiveFacetsCount: true, processingTimeMS: 0 };
     // The search's own scope (query, site, category, filters), without paging, facets, sort or highlight.
-    const { limit, offset, facets, sort, highlight: _h, highlight_pre_tag, highlight_post_tag, snippet_words, ...scope } = plan.body;
+    const { limit, offset, facets, sort, highlight: _h, highlight_pre_tag, highlight_post_tag, snippet_words, analytics, ...scope } = plan.body;
     const answer = await post(PATHS.facetValues, {
       ...extra,
       ...scope,
@@ -156,7 +157,44 @@ export function createSearchClient(options) {
     clearCache() {
       return Promise.resolve();
     },
+    /**
+     * Click and conversion events for kcs's search analytics, as search-insights' `aa(method, payload)`:
+     * pass it as `instantsearch({ insights: { insightsClient: searchClient.insightsClient } })` and
+     * InstantSearch's `sendEvent('click' | 'conversion', hit, name)` reach POST /search/events.
+     * Other methods (init, user tokens, views) are accepted and do nothing: kcs keeps nothing of a shopper.
+     */
+    insightsClient(method, payload) {
+      const type = INSIGHTS_METHODS[method];
+      if (!type || !payload || typeof payload.queryID !== 'string') return Promise.resolve();
+      const ids = Array.isArray(payload.objectIDs) ? payload.objectIDs : [];
+      const events = ids.map((productId, i) => ({
+        event_id: eventId(), type, query_id: payload.queryID, product_id: productId,
+        ...(Array.isArray(payload.positions) && Number.isInteger(payload.positions[i]) ? { position: payload.positions[i] } : {}),
+      }));
+      return sendEvents(events).catch(() => undefined);
+    },
+    /** Events in kcs's shape (`{event_id, type, query_id, product_id, position}`), sent once; a failed send is retried once with the same ids. */
+    sendEvents,
   };
+
+  async function sendEvents(events) {
+    if (events.length === 0) return { accepted: 0, duplicates: 0 };
+    try {
+      return await post(PATHS.events, { events });
+    } catch (error) {
+      // The same event ids: kcs counts an event once however often it arrives.
+      if (error && typeof error.status === 'number' && error.status < 500 && error.status !== 429) throw error;
+      return post(PATHS.events, { events });
+    }
+  }
+}
+
+/** search-insights methods → kcs event types. */
+const INSIGHTS_METHODS = { clickedObjectIDsAfterSearch: 'click', convertedObjectIDsAfterSearch: 'conversion' };
+
+function eventId() {
+  if (globalThis.crypto && typeof globalThis.crypto.randomUUID === 'function') return globalThis.crypto.randomUUID();
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 }
 
 /** A rejected search: `message` is kcs's detail as one line, `detail` the detail as answered, `status` the HTTP status. */
@@ -271,6 +309,8 @@ function planSearch(indexName, params) {
     ...(sort.length > 0 ? { sort } : {}),
     ...(filters.category !== undefined ? { category: filters.category } : {}),
     ...(askHighlight ? { highlight: true, highlight_pre_tag: tags.pre, highlight_post_tag: tags.post, ...(words ? { snippet_words: words } : {}) } : {}),
+    // A facet-only request (InstantSearch's disjunctive counts) is no shopper's search: kcs's analytics leave it out, as Algolia's do.
+    ...(!wantsHits || params.analytics === false || params.analytics === 'false' ? { analytics: false } : {}),
   };
   const kcsFilters = { ...filters.filters };
   for (const [name, range] of Object.entries(ranges.ranges)) {
@@ -634,6 +674,8 @@ function toResult(indexName, params, plan, answer) {
     exhaustiveFacetsCount: answer?.facets_exhaustive !== false,
     exhaustive: { nbHits: true, facetsCount: answer?.facets_exhaustive !== false },
     processingTimeMS: answer ? Math.round(answer.took_ms ?? 0) : 0,
+    // InstantSearch's insights (click and conversion events) name the search by it.
+    ...(answer && typeof answer.query_id === 'string' ? { queryID: answer.query_id } : {}),
     query: plan.query,
     params: encodeParams(params),
     index: indexName,

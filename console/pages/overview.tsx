@@ -23,7 +23,7 @@ export function OverviewPage() {
   const service = useAsync(async () => {
     const ready = await fetch('/readyz').then((r) => r.json() as Promise<{ status: string }>);
     const engine = can('catalog:read')
-      ? (await api<{ engine: string }>('POST', '/api/knowledge/search/products', { body: { query: '', limit: 1 } })).body.engine
+      ? (await api<{ engine: string }>('POST', '/api/knowledge/search/products', { body: { query: '', limit: 1, analytics: false } })).body.engine
       : null;
     return { ready: ready.status, engine };
   }, []);

@@ -40,6 +40,8 @@ const optional = (text: string | null) => text?.trim() || undefined;
 function productRequest(p: URLSearchParams): ProductSearchRequest {
   const inStock = p.get('in_stock');
   return {
+    // The playground's searches are staff trying things: search analytics leave them out.
+    analytics: false,
     query: p.get('q') ?? '',
     mode: oneOf(MODES, p.get('mode')),
     site_id: optional(p.get('site')),

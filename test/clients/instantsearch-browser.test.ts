@@ -63,10 +63,8 @@ const STOREFRONT = `<!doctype html>
     const settings = new URLSearchParams(location.search);
     window.searchErrors = [];
     const index = settings.get('index');
-    const search = instantsearch({
-      indexName: index,
-      searchClient: createSearchClient({ baseUrl: settings.get('base'), apiKey: settings.get('key') }),
-    });
+    const searchClient = createSearchClient({ baseUrl: settings.get('base'), apiKey: settings.get('key') });
+    const search = instantsearch({ indexName: index, searchClient, insights: { insightsClient: searchClient.insightsClient } });
     search.on('error', ({ error }) => window.searchErrors.push(error.message));
     const { configure, searchBox, sortBy, stats, hierarchicalMenu, refinementList, rangeInput, hits, pagination } = instantsearch.widgets;
     search.addWidgets([
@@ -88,8 +86,9 @@ const STOREFRONT = `<!doctype html>
       hits({
         container: '#hits',
         templates: {
-          item: (hit, { html, components }) => html\`<article class="hit" data-id="\${hit.objectID}">
+          item: (hit, { html, components, sendEvent }) => html\`<article class="hit" data-id="\${hit.objectID}">
             <h3 class="title">\${components.Highlight({ attribute: 'title', hit })}</h3>
+            <button class="buy" onClick=\${() => sendEvent('conversion', hit, 'Added to cart')}>In den Warenkorb</button>
             <span class="brand">\${hit.brand}</span> <span class="price">\${hit.price_current}</span>
             <span class="farbe">\${hit.attributes.farbe}</span> <span class="category">\${hit.category}</span>
             <p class="snippet">\${components.Snippet({ attribute: 'description', hit })}</p></article>\`,
@@ -387,6 +386,32 @@ describe('InstantSearch in Chromium from another origin', { skip: SKIP_WITHOUT_C
       await until(page, 'title', (t) => t.join() === 'Regenjacke Nordkap', 'the men’s rain jacket');
       await untilStats(page, /^1 result/);
       assert.ok(shop.routes.includes(`${K}/search/multi`));
+      await finish(shop);
+    });
+
+    test('insights: a hit\'s event reaches kcs search analytics for the search that showed it (queryID), once', async () => {
+      const shop = await openStorefront();
+      const { page } = shop;
+      await until(page, 'title', (t) => t.length === 4, 'the first page');
+      await page.locator('#searchbox .ais-SearchBox-input').pressSequentially('trinkflasche', { delay: 40 });
+      await until(page, 'title', (t) => t.join() === 'Trinkflasche Berg & Tal', 'the bottle');
+      const events = page.waitForRequest((r) => r.method() === 'POST' && new URL(r.url()).pathname === '/api/knowledge/search/events');
+      await page.locator('#hits .hit .buy').first().click();
+      const sent = JSON.parse((await events).postData() ?? '{}') as { events: { type: string; query_id: string; product_id: string; position?: number }[] };
+      const conversion = sent.events.find((e) => e.type === 'conversion');
+      assert.ok(conversion, JSON.stringify(sent));
+      assert.equal(conversion.product_id, await page.locator('#hits .hit').first().getAttribute('data-id'));
+      let report: { conversions: number; top_queries: { query: string }[] } | null = null;
+      const deadline = Date.now() + 15_000;
+      while (Date.now() < deadline) {
+        const res = await t.request('GET', `${K}/search/analytics?site_id=shop-de`);
+        assert.equal(res.status, 200, res.text);
+        report = res.body;
+        if (report!.conversions >= 1 && report!.top_queries.some((q) => q.query === 'trinkflasche')) break;
+        await page.waitForTimeout(200);
+      }
+      assert.equal(report?.conversions, 1, JSON.stringify(report));
+      assert.ok(report?.top_queries.some((q) => q.query === 'trinkflasche'), JSON.stringify(report));
       await finish(shop);
     });
 

@@ -21,7 +21,8 @@ export function ProductPicker({ siteId, initialQuery, pinned, hidden, onPin, onH
   const [hits, setHits] = useState<PickedHit[] | null>(null);
   const { busy, error, run } = useSubmit();
   const search = () => run(async () => {
-    const body: ProductSearchRequest = { query: query.trim(), site_id: siteId || undefined, limit: 10 };
+    // A merchandiser's look-up is no shopper's search: analytics leave it out.
+    const body: ProductSearchRequest = { query: query.trim(), site_id: siteId || undefined, limit: 10, analytics: false };
     setHits((await api<ProductSearchResult>('POST', '/api/knowledge/search/products', { body })).body.hits);
   });
 

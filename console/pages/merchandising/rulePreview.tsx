@@ -19,7 +19,7 @@ function idleReason(rule: SearchRule): string | null {
 
 export function RulePreview({ rule }: { rule: SearchRule }) {
   const search = useAsync(async () => {
-    const body: ProductSearchRequest = { query: rule.query, site_id: rule.site_id ?? undefined, limit: LIMIT };
+    const body: ProductSearchRequest = { query: rule.query, site_id: rule.site_id ?? undefined, limit: LIMIT, analytics: false };
     return (await api<ProductSearchResult>('POST', '/api/knowledge/search/products', { body })).body;
   }, [rule]);
   const answer = search.data;
