@@ -16,6 +16,7 @@ import { startKcs } from './kcs.js';
 import { describeLoad, drainer, load, warmThenLoad, type Drain, type LoadResult } from './load.js';
 import { peakRssMiB } from './proc.js';
 import type { Column } from './searchColumn.js';
+import { merchandising, type NextRequest } from './searchMerchandising.js';
 import { HTTP_CONNECTIONS, MODEL, SECONDS, WARMUP_SECONDS } from './searchConfig.js';
 import { FACETS, httpBody, type HttpBody } from './searchQueries.js';
 import type { Summary } from './searchSummary.js';
@@ -66,12 +67,13 @@ async function startFloor(column: Column, undo: Undo, probe: string): Promise<Ta
   return { port: floor.port, headers, pids: { 'direct floor': floor.pid, 'redis-server': column.redisPid }, drain: await drainer(post), stop: floor.stop };
 }
 
-/** A warmed, drained autocannon run of `bodies` in turn against `target`, printed as `label`. */
-function loadRun(label: string, target: Target, bodies: string[], connections: number, path = PATH): Promise<LoadResult> {
-  let next = 0;
+/** A warmed, drained autocannon run of `bodies` in turn (or of what `bodies` gives) against `target`, printed as `label`. */
+function loadRun(label: string, target: Target, bodies: string[] | NextRequest, connections: number, path = PATH): Promise<LoadResult> {
+  let i = 0;
+  const next: NextRequest = typeof bodies === 'function' ? bodies : () => ({ body: bodies[i++ % bodies.length] });
   const options = {
     url: `http://127.0.0.1:${target.port}`, connections,
-    requests: [{ method: 'POST' as const, path, headers: target.headers, setupRequest: (req: object) => ({ ...req, body: bodies[next++ % bodies.length] }) }],
+    requests: [{ method: 'POST' as const, path, headers: target.headers, setupRequest: (req: object) => ({ ...req, path, ...next() }) }],
   };
   return warmThenLoad(label, options, WARMUP_SECONDS, SECONDS, { ...target.pids, 'load generator': process.pid }, target.drain);
 }
@@ -122,7 +124,11 @@ export async function overHttp(column: Column, queries: HttpQueries, undo: Undo,
   const p99 = keywordRuns[keywordRuns.length - 1].p99;
   if (column.engine === 'builtin') summary.note(column.engine, 'keyword p99, 32 conn', `${fmt(p99, 1)} ms`, { target: '≤ 20 ms', met: p99 <= 20 });
   await floor?.stop();
-  results.push(...(await searchPage(column, keywordServe, queries.keyword.map((s) => httpBody(column.bind(s))), summary)));
+  const bodies = queries.keyword.map((s) => httpBody(column.bind(s)));
+  results.push(...(await searchPage(column, keywordServe, bodies, summary)));
+  const post = (path: string, body: string) => request(keywordServe.port, { method: 'POST', path, headers: keywordServe.headers, body });
+  results.push(...(await merchandising(column, (label, next, connections) => loadRun(label, keywordServe, next, connections), post, bodies, summary,
+    (name, r) => checkRun(column, name, r, summary))));
   await keywordServe.serve.stop();
 
   // Hybrid and semantic with the local model: a fixed set of queries, embedded once while warming.
