@@ -36,6 +36,11 @@ const HAS_WORD = /[\p{L}\p{N}]/u;
 export class SynonymService {
   /** Per tenant, the table of each site and language searched (null: no set applies). */
   private readonly tables: TenantDocs<StoredSynonymSet, SynonymTable | null>;
+  /**
+   * Per list of a tenant's sets as read, its tables by the sets they hold: sites and languages
+   * that no set names apart share one (a catalogue of 100 sites with tenant-wide sets builds one table, not 100).
+   */
+  private readonly shared = new WeakMap<readonly StoredSynonymSet[], Map<string, SynonymTable>>();
 
   constructor(
     private readonly repo: SynonymRepository,
@@ -120,7 +125,13 @@ export class SynonymService {
     const base = baseLanguage(language);
     return this.tables.viewFor(tenantId, `${siteId ?? ''} ${base}`, (sets) => {
       const applying = sets.filter((s) => (s.site_id === null || s.site_id === siteId) && (s.language === null || baseLanguage(s.language) === base));
-      return applying.length > 0 ? new SynonymTable(applying) : null;
+      if (applying.length === 0) return null;
+      let tables = this.shared.get(sets);
+      if (!tables) this.shared.set(sets, (tables = new Map()));
+      const which = applying.map((s) => s.id).join('\n');
+      let table = tables.get(which);
+      if (!table) tables.set(which, (table = new SynonymTable(applying)));
+      return table;
     });
   }
 
