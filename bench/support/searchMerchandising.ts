@@ -7,7 +7,8 @@
 //   - search analytics, against the tenant's search_analytics off: every search counted and given a
 //     query_id; then also one request in ten a click event for a query_id of an earlier search.
 //     Search throughput with them (the searches' share of the requests) ÷ without; target ≥ 0.95
-//     with the events.
+//     at 32 connections, the server's capacity (at one connection the load generator waits for
+//     each event's answer in turn, so an event's round trip reads as a search not sent).
 // Each comparison runs off, on (each variant), off and sets "on" against the mean of the two "off" runs.
 import type { Column } from './searchColumn.js';
 import { HTTP_CONNECTIONS } from './searchConfig.js';
@@ -17,6 +18,7 @@ import { fmt } from './harness.js';
 import type { LoadResult } from './load.js';
 
 const EVENTS_PATH = '/api/knowledge/search/events';
+const PATH = '/api/knowledge/search/products';
 /** One request in EVENT_SHARE is an event. */
 const EVENT_SHARE = 10;
 const SETS = 2500;
@@ -49,10 +51,10 @@ export async function merchandising(column: Column, load: RunLoad, post: Post, p
   const results: LoadResult[] = [];
   /**
    * off, each "on" variant, off at each connection count; each variant ÷ the mean of the "off" runs,
-   * by its `share` (the searches' part of its requests); the target on the last variant, one connection.
+   * by its `share` (the searches' part of its requests); the target on each variant at `targetAt` connections.
    */
   const compare = async (name: string, set: (on: boolean) => Promise<void>, off: NextRequest, variants: { name: string; next: NextRequest; share: number }[],
-    target: string, met: (ratio: number) => boolean) => {
+    targetAt: number, target: string, met: (ratio: number) => boolean) => {
     for (const connections of HTTP_CONNECTIONS) {
       const runs: { label: string; on: boolean; next: NextRequest }[] = [
         { label: 'off', on: false, next: off }, ...variants.map((v) => ({ label: v.name, on: true, next: v.next })), { label: 'off', on: false, next: off },
@@ -60,6 +62,9 @@ export async function merchandising(column: Column, load: RunLoad, post: Post, p
       const at: LoadResult[] = [];
       for (const run of runs) {
         await set(run.on);
+        // Every distinct search once first: the caches of the Query Engine's term counts hold them
+        // (the same searches warmed them for the "off" runs before), as in a shop whose synonyms are old.
+        for (const body of bodies) await post(PATH, body);
         const r = await load(`   ${column.engine}: ${name}, ${run.label}, ${connections} conn:`, run.next, connections);
         check(`${name}, ${run.label}, ${connections} conn`, r);
         at.push(r);
@@ -69,8 +74,7 @@ export async function merchandising(column: Column, load: RunLoad, post: Post, p
       variants.forEach((v, i) => {
         const ratio = (at[i + 1].rps * v.share) / offRps;
         summary.note(column.engine, `${name}: ${v.name}, ${connections} conn`, figures(at[i + 1]), undefined, false);
-        const last = i === variants.length - 1 && connections === 1;
-        summary.note(column.engine, `${name}: ${v.name}, search req/s ÷ off, ${connections} conn`, `${fmt(ratio, 3)}×`, last ? { target, met: met(ratio) } : undefined);
+        summary.note(column.engine, `${name}: ${v.name}, search req/s ÷ off, ${connections} conn`, `${fmt(ratio, 3)}×`, connections === targetAt ? { target, met: met(ratio) } : undefined);
       });
       results.push(...at);
     }
@@ -82,7 +86,7 @@ export async function merchandising(column: Column, load: RunLoad, post: Post, p
     const sets = await services.synonyms.list(tenant.id, {}, { offset: 0, limit: -1 });
     for (const set of sets.items) await services.synonyms.delete(tenant.id, set.id);
     if (on) await services.synonyms.importFile(tenant.id, file, {});
-  }, cycle(bodies), [{ name: 'on', next: cycle(bodies), share: 1 }], '≥ 0.91× req/s (≤ 1.1× the time)', (ratio) => ratio >= 1 / 1.1);
+  }, cycle(bodies), [{ name: 'on', next: cycle(bodies), share: 1 }], 1, '≥ 0.91× req/s (≤ 1.1× the time)', (ratio) => ratio >= 1 / 1.1);
 
   // Analytics: query ids of real searches for the click events.
   const settings = async (on: boolean) => {
@@ -94,7 +98,7 @@ export async function merchandising(column: Column, load: RunLoad, post: Post, p
   await settings(true);
   const clicks: { query_id: string; product_id: string }[] = [];
   for (const body of bodies.slice(0, 50)) {
-    const answer = JSON.parse((await post('/api/knowledge/search/products', body)).body) as { query_id?: string | null; hits: { id: string }[] };
+    const answer = JSON.parse((await post(PATH, body)).body) as { query_id?: string | null; hits: { id: string }[] };
     if (answer.query_id && answer.hits[0]) clicks.push({ query_id: answer.query_id, product_id: answer.hits[0].id });
   }
   if (clicks.length === 0) {
@@ -112,7 +116,7 @@ export async function merchandising(column: Column, load: RunLoad, post: Post, p
   await compare('search analytics', settings, cycle(bodies), [
     { name: 'counting and query ids', next: cycle(bodies), share: 1 },
     { name: 'and 1 request in 10 a click event', next: withEvents, share: 1 - 1 / EVENT_SHARE },
-  ], '≥ 0.95× search req/s', (ratio) => ratio >= 0.95);
+  ], HTTP_CONNECTIONS[HTTP_CONNECTIONS.length - 1], '≥ 0.95× search req/s', (ratio) => ratio >= 0.95);
   await settings(true);
   return results;
 }

@@ -1,5 +1,7 @@
 // The tenant's settings (GET/PUT /api/knowledge/settings): the variant strategy of product search,
-// open OAuth registration and the rate limit per key. Changes reach every server within a second.
+// the facetable attributes, open OAuth registration, the rate limit per key, and search analytics
+// (on or off, retention, suggestions' threshold, the events' rate for search keys). Changes reach
+// every server within a second.
 import { useEffect, useState } from 'preact/hooks';
 import { api, get } from '../../api.js';
 import { ErrorBox, Field, Loading, Notice, useAsync, useSubmit } from '../../components/ui.js';
@@ -49,6 +51,27 @@ export function SettingsTab() {
           <Field label="Rate limit per key (requests per second)" hint="0: no limit">
             <input name="rate_limit_per_s" type="number" min={0} max={1_000_000} step={1} required value={form.rate_limit_per_s}
               onInput={(e) => change({ rate_limit_per_s: Math.trunc(Number(e.currentTarget.value)) })} />
+          </Field>
+          <Field label="Facetable attributes" hint="Comma-separated attribute names product search may facet on (facets: attributes.<name>)">
+            <input name="facet_attributes" value={form.facet_attributes.join(', ')}
+              onChange={(e) => change({ facet_attributes: e.currentTarget.value.split(',').map((a) => a.trim()).filter(Boolean) })} />
+          </Field>
+          <label class="check">
+            <input type="checkbox" name="search_analytics" checked={form.search_analytics}
+              onChange={(e) => change({ search_analytics: e.currentTarget.checked })} />
+            <span>Search analytics: count product searches per site and day, take click and conversion events, suggest popular queries</span>
+          </label>
+          <Field label="Analytics retention (days)" hint="1–730">
+            <input name="analytics_retention_days" type="number" min={1} max={730} step={1} required value={form.analytics_retention_days}
+              onInput={(e) => change({ analytics_retention_days: Math.trunc(Number(e.currentTarget.value)) })} />
+          </Field>
+          <Field label="Searches before a query is suggested" hint="A query searched fewer times is never shown to other shoppers">
+            <input name="suggestion_min_searches" type="number" min={1} max={1000} step={1} required value={form.suggestion_min_searches}
+              onInput={(e) => change({ suggestion_min_searches: Math.trunc(Number(e.currentTarget.value)) })} />
+          </Field>
+          <Field label="Event requests per second per search key and address" hint="0: no limit">
+            <input name="search_events_rate_per_s" type="number" min={0} max={100_000} step={1} required value={form.search_events_rate_per_s}
+              onInput={(e) => change({ search_events_rate_per_s: Math.trunc(Number(e.currentTarget.value)) })} />
           </Field>
           <ErrorBox error={failure} />
           {saved ? <Notice>Saved. Every server applies the settings within a second.</Notice> : null}
