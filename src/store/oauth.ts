@@ -52,8 +52,9 @@ export class OAuthRepository {
     return (await this.redis.set(keys.oauthConsoleClient(tenantId), clientId, 'NX', 'GET')) ?? clientId;
   }
 
-  async forgetConsoleClient(tenantId: string): Promise<void> {
-    await this.redis.del(keys.oauthConsoleClient(tenantId));
+  /** Forgets the recorded console client while it is `expected` (a load may have claimed another meanwhile). */
+  async forgetConsoleClient(tenantId: string, expected: string): Promise<void> {
+    await this.redis.forgetConsoleClient(keys.oauthConsoleClient(tenantId), expected);
   }
 
   /** Replaces a client's record (the console client's redirect URIs). */

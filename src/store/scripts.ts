@@ -105,6 +105,8 @@ export interface ScriptCommands {
   /** 1 created, 2 replaced. */
   putVersionedDoc(...call: [docs: Key, version: Key, ...audit: AuditKeys, id: string, json: string, ...event: AuditArgs]): Promise<1 | 2>;
   deleteVersionedDoc(...call: [docs: Key, version: Key, ...audit: AuditKeys, id: string, ...event: AuditArgs]): Promise<WriteResult.Done | WriteResult.Missing>;
+  /** 1 forgotten, 0 another id is recorded. */
+  forgetConsoleClient(key: Key, expected: string): Promise<0 | 1>;
   /** 0: a token was taken; else the milliseconds until one is. */
   takeToken(bucket: Key, ratePerSecond: number): Promise<number>;
   /** Per product two values: a ProductWriteResult and its detail. */

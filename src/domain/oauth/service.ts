@@ -96,7 +96,7 @@ export class OAuthService {
     const client = recorded ? await this.repo.getClient(tenant.id, recorded) : null;
     if (!client) {
       // None yet, or an admin deleted it.
-      if (recorded) await this.repo.forgetConsoleClient(tenant.id);
+      if (recorded) await this.repo.forgetConsoleClient(tenant.id, recorded);
       const fresh: ClientRecord = {
         client_id: randomUUID(),
         tenant_id: tenant.id,
@@ -111,9 +111,11 @@ export class OAuthService {
         registered_by_user_id: null,
         secret_digest: null,
       };
-      // Two first loads at once: one client is created, and both use it.
+      // Created before it is claimed, so that a load seeing the claim finds the client. Two first
+      // loads at once: one claim wins, both use it, and the other's client goes again.
+      await this.repo.createClient(fresh, SYSTEM_ACTOR);
       const clientId = await this.repo.claimConsoleClient(tenant.id, fresh.client_id);
-      if (clientId === fresh.client_id) await this.repo.createClient(fresh, SYSTEM_ACTOR);
+      if (clientId !== fresh.client_id) await this.repo.deleteClient(tenant.id, fresh.client_id, SYSTEM_ACTOR);
       return clientId;
     }
     if (!client.redirect_uris.includes(redirectUri)) {
