@@ -12,6 +12,7 @@ import type {
   KnowledgeSearchRequest as KnowledgeSearchSchema, KnowledgeSearchResult as KnowledgeResultSchema,
   ProductSearchRequest as ProductSearchSchema, ProductSearchResult as ProductResultSchema,
 } from '../src/schemas/search.js';
+import type { AnalyticsReport as AnalyticsSchema } from '../src/schemas/searchAnalytics.js';
 import type { Site as SiteSchema } from '../src/schemas/sites.js';
 import type { TenantSettings as SettingsSchema } from '../src/schemas/tenants.js';
 import type { ApiKey as ApiKeySchema, ApiKeyCreated as ApiKeyCreatedSchema, User as UserSchema } from '../src/schemas/users.js';
@@ -32,6 +33,8 @@ export type ProductSearchResult = Static<typeof ProductResultSchema>;
 export type KnowledgeSearchRequest = Static<typeof KnowledgeSearchSchema>;
 export type KnowledgeSearchResult = Static<typeof KnowledgeResultSchema>;
 export type Settings = Static<typeof SettingsSchema>;
+/** `GET /api/knowledge/search/analytics`: rates are null for a range without searches. */
+export type SearchAnalytics = Static<typeof AnalyticsSchema>;
 export type User = Static<typeof UserSchema>;
 export type ApiKey = Static<typeof ApiKeySchema>;
 export type ApiKeyCreated = Static<typeof ApiKeyCreatedSchema>;

@@ -4,7 +4,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { ErrorItem } from '../schemas/errorItem.js';
 import type { Tenant } from '../schemas/records.js';
-import type { SearchEvent } from '../schemas/searchAnalytics.js';
+import type { AnalyticsReport as AnalyticsReportSchema, SearchEvent } from '../schemas/searchAnalytics.js';
 import { ALL_SITES, NO_SITE, type DayStats, type PlacedEvent, type SearchAnalyticsRepository } from '../store/searchAnalytics.js';
 import { dayRange } from './analyticsRange.js';
 import { InvalidError } from './errors.js';
@@ -27,23 +27,7 @@ export interface ReportInput {
   limit?: number;
 }
 
-export interface AnalyticsReport {
-  from: string;
-  to: string;
-  site_id: string | null;
-  searches: number;
-  no_result_searches: number;
-  no_result_rate: number | null;
-  clicks: number;
-  conversions: number;
-  click_through_rate: number | null;
-  conversion_rate: number | null;
-  average_click_position: number | null;
-  top_queries: { query: string; count: number; hits: number }[];
-  no_result_queries: { query: string; count: number }[];
-  per_day: { date: string; searches: number; no_result_searches: number }[];
-  per_hour: { hour: string; searches: number }[];
-}
+export type AnalyticsReport = Static<typeof AnalyticsReportSchema>;
 
 export interface SearchAnalyticsOptions {
   repo: SearchAnalyticsRepository;

@@ -1,31 +1,13 @@
-// What the merchandising tabs share: the routes, the wire shape of search analytics, ids made for
+// What the merchandising tabs share: the routes, ids made for
 // new synonym sets and rules, and calendar days.
 import type { ProductSearchRequest } from '../../types.js';
+export type { SearchAnalytics } from '../../types.js';
 
 export type Filters = NonNullable<ProductSearchRequest['filters']>;
 
 /** Copied from src/schemas/searchRules.ts (the console bundles no server code), with the description's bound. */
 export const RULE_LIMITS = { query: 200, pins: 50, hides: 250, position: 1000, description: 500 };
 
-/** `GET /api/knowledge/search/analytics`: rates are null for a range without searches. */
-export interface SearchAnalytics {
-  from: string;
-  to: string;
-  site_id: string | null;
-  searches: number;
-  no_result_searches: number;
-  no_result_rate: number | null;
-  clicks: number;
-  conversions: number;
-  click_through_rate: number | null;
-  conversion_rate: number | null;
-  average_click_position: number | null;
-  top_queries: { query: string; count: number; hits: number }[];
-  no_result_queries: { query: string; count: number }[];
-  per_day: { date: string; searches: number; no_result_searches: number }[];
-  /** Every hour of the range: its start (UTC, ISO 8601). */
-  per_hour: { hour: string; searches: number }[];
-}
 
 export const SYNONYMS = '/api/knowledge/synonyms';
 export const synonymPath = (id: string) => `${SYNONYMS}/${encodeURIComponent(id)}`;
