@@ -17,6 +17,8 @@ export const SUITES = [
   'test/search/synonyms-api.test.ts',
   'test/search/search-rules-api.test.ts',
   'test/search/search-analytics.test.ts',
+  'test/search/search-analytics-abuse.test.ts',
+  'test/search/merchandising-limits.test.ts',
   'test/mcp/mcp.test.ts',
   'test/api/products',
   'test/api/bulk',

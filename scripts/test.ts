@@ -21,6 +21,7 @@ const CLUSTER_SUITES = [
   'test/search/api-writes.test.ts',
   'test/search/replication.test.ts',
   'test/search/search-analytics.test.ts',
+  'test/search/search-analytics-abuse.test.ts',
   'test/mcp/mcp.test.ts',
   'test/cli/admin.test.ts',
   'test/workers/ingest-crash.test.ts',

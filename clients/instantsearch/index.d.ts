@@ -51,6 +51,8 @@ export interface SearchParams {
   facetName?: string;
   facetQuery?: string;
   maxFacetHits?: number;
+  /** The shopper's token (where InstantSearch's insights set one): kcs's `user_token`, so the shopper counts once toward a query's suggestion. */
+  userToken?: string;
   [parameter: string]: unknown;
 }
 

@@ -34,6 +34,8 @@ const MAX_OFFSET = 1000;
 const MAX_QUERY_LENGTH = 500;
 const MAX_TAG_LENGTH = 50;
 const MAX_FACET_QUERY_LENGTH = 100;
+/** kcs's user_token (Algolia's userToken is 1–129 of [A-Za-z0-9_=/+-]). */
+const USER_TOKEN = /^[A-Za-z0-9_=/+.:-]{1,129}$/;
 const DEFAULT_HITS_PER_PAGE = 20;
 const DEFAULT_MAX_FACET_HITS = 10;
 const DEFAULT_PRE_TAG = '<em>';
@@ -107,7 +109,7 @@ export function createSearchClient(options) {
     const postTag = params.highlightPostTag ?? DEFAULT_POST_TAG;
     if (plan.impossible) return { facetHits: [], exhaustiveFacetsCount: true, processingTimeMS: 0 };
     // The search's own scope (query, site, category, filters), without paging, facets, sort or highlight.
-    const { limit, offset, facets, sort, highlight: _h, highlight_pre_tag, highlight_post_tag, snippet_words, analytics, ...scope } = plan.body;
+    const { limit, offset, facets, sort, highlight: _h, highlight_pre_tag, highlight_post_tag, snippet_words, analytics, user_token, ...scope } = plan.body;
     const answer = await post(PATHS.facetValues, {
       ...extra,
       ...scope,
@@ -161,7 +163,8 @@ export function createSearchClient(options) {
      * Click and conversion events for kcs's search analytics, as search-insights' `aa(method, payload)`:
      * pass it as `instantsearch({ insights: { insightsClient: searchClient.insightsClient } })` and
      * InstantSearch's `sendEvent('click' | 'conversion', hit, name)` reach POST /search/events.
-     * Other methods (init, user tokens, views) are accepted and do nothing: kcs keeps nothing of a shopper.
+     * Other methods (init, user tokens, views) are accepted and do nothing: kcs keeps nothing of a shopper (a search's
+     * userToken parameter, where InstantSearch's insights set one, goes to kcs as user_token, kept only as a keyed tag).
      */
     insightsClient(method, payload) {
       const type = INSIGHTS_METHODS[method];
@@ -311,6 +314,8 @@ function planSearch(indexName, params) {
     ...(askHighlight ? { highlight: true, highlight_pre_tag: tags.pre, highlight_post_tag: tags.post, ...(words ? { snippet_words: words } : {}) } : {}),
     // A facet-only request (InstantSearch's disjunctive counts) is no shopper's search: kcs's analytics leave it out, as Algolia's do.
     ...(!wantsHits || params.analytics === false || params.analytics === 'false' ? { analytics: false } : {}),
+    // The shopper's token, where InstantSearch's insights put it in the search: kcs counts a shopper once toward a query's suggestion.
+    ...(typeof params.userToken === 'string' && USER_TOKEN.test(params.userToken) ? { user_token: params.userToken } : {}),
   };
   const kcsFilters = { ...filters.filters };
   for (const [name, range] of Object.entries(ranges.ranges)) {

@@ -5,6 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { InvalidError, NotFoundError } from '../domain/errors.js';
 import type { SearchService } from '../domain/search.js';
+import type { SearchCaller } from '../domain/searcherTags.js';
 import { seesWholeProducts, storefrontAnswer } from '../domain/storefront.js';
 import { answerText } from '../http/jsonText.js';
 import { defineRoute, json, type Route } from '../http/route.js';
@@ -13,6 +14,7 @@ import type { Principal } from '../domain/types.js';
 import type { Tenant } from '../schemas/records.js';
 import { ProductSearchRequest } from '../schemas/search.js';
 import { validate } from '../schemas/validate.js';
+import { searchCallerOf } from './search.js';
 
 export const MAX_SEARCHES = 10;
 
@@ -45,8 +47,9 @@ export function multiSearchRoutes(search: SearchService): Route[] {
       cors: 'key',
       body: MultiSearchRequest,
       responses: { 200: { description: 'One answer or error per search', schema: MultiSearchResult } },
-      handler: async ({ tenant, principal, body }) => {
-        const answers = await Promise.all(body.searches.map((item) => answerOne(search, tenant, principal, item)));
+      handler: async ({ tenant, principal, body, req }) => {
+        const caller = searchCallerOf(principal, req);
+        const answers = await Promise.all(body.searches.map((item) => answerOne(search, tenant, principal, caller, item)));
         if (!seesWholeProducts(principal.scopes)) return json(200, { results: answers.map((a) => ('json' in a ? a.json : a)) });
         // Whole products are answered as stored, unparsed (http/jsonText.ts).
         const parts = answers.map((a) => ('text' in a ? a.text : JSON.stringify(a.json)));
@@ -57,12 +60,14 @@ export function multiSearchRoutes(search: SearchService): Route[] {
 }
 
 /** One search's answer (as JSON text for whole-product callers), or its error as that search alone would get it. */
-async function answerOne(search: SearchService, tenant: Tenant, principal: Principal, item: unknown): Promise<{ json: unknown } | { text: string }> {
+async function answerOne(
+  search: SearchService, tenant: Tenant, principal: Principal, caller: SearchCaller, item: unknown,
+): Promise<{ json: unknown } | { text: string }> {
   const checked = validate<SearchBody>(ProductSearchRequest, item, { root: 'body' });
   if (!checked.ok) return { json: { error: { status: 422, detail: checked.errors } } };
   try {
-    if (!seesWholeProducts(principal.scopes)) return { json: storefrontAnswer(await search.searchProducts(tenant, checked.value)) };
-    return { text: answerText(await search.searchProductTexts(tenant, checked.value), 'product') };
+    if (!seesWholeProducts(principal.scopes)) return { json: storefrontAnswer(await search.searchProducts(tenant, checked.value, caller)) };
+    return { text: answerText(await search.searchProductTexts(tenant, checked.value, caller), 'product') };
   } catch (error) {
     if (!(error instanceof InvalidError || error instanceof NotFoundError)) throw error;
     const reply = errorReply(error);

@@ -3,7 +3,9 @@ import { Type } from '@sinclair/typebox';
 import type { SearchService } from '../domain/search.js';
 import { seesWholeProducts, storefrontAnswer } from '../domain/storefront.js';
 import { answerWithDocuments } from '../http/jsonText.js';
-import { defineRoute, json, type Route } from '../http/route.js';
+import { defineRoute, json, type IncomingRequest, type Route } from '../http/route.js';
+import type { SearchCaller } from '../domain/searcherTags.js';
+import type { Principal } from '../domain/types.js';
 import { EntryIdParams } from '../schemas/knowledgeEntries.js';
 import { ProductIdParams } from '../schemas/products.js';
 import {
@@ -36,10 +38,11 @@ export function searchRoutes(search: SearchService): Route[] {
       cors: 'key',
       body: ProductSearchRequest,
       responses: { 200: { description: 'Hits with their products, facets and total', schema: storefrontResult } },
-      handler: async ({ tenant, principal, body }) => {
-        if (!seesWholeProducts(principal.scopes)) return json(200, storefrontAnswer(await search.searchProducts(tenant, body)));
+      handler: async ({ tenant, principal, body, req }) => {
+        const caller = searchCallerOf(principal, req);
+        if (!seesWholeProducts(principal.scopes)) return json(200, storefrontAnswer(await search.searchProducts(tenant, body, caller)));
         // Whole products are answered as stored, unparsed (http/jsonText.ts).
-        return answerWithDocuments(await search.searchProductTexts(tenant, body), 'product');
+        return answerWithDocuments(await search.searchProductTexts(tenant, body, caller), 'product');
       },
     }),
     defineRoute({
@@ -93,3 +96,6 @@ export function searchRoutes(search: SearchService): Route[] {
     }),
   ];
 }
+
+/** Who searches, for the suggestions' distinct searchers: the key (or token) and the client address. */
+export const searchCallerOf = (principal: Principal, req: IncomingRequest): SearchCaller => ({ credentialId: principal.credentialId, address: req.remoteAddress });

@@ -2,6 +2,7 @@
 // list, delete, and a Solr synonyms file in and out. Product searches apply them from the next
 // search in this process, within a second in every other (domain/tenantDocs.ts).
 import { Type } from '@sinclair/typebox';
+import { InvalidError } from '../domain/errors.js';
 import type { SynonymService } from '../domain/synonyms.js';
 import { defineRoute, json, noContent, type Route } from '../http/route.js';
 import { HttpError } from '../http/errors.js';
@@ -49,13 +50,16 @@ export function synonymRoutes(synonyms: SynonymService): Route[] {
       method: 'POST', path: `${PATH}/import`, tags, summary: 'Import a Solr synonyms file',
       description: 'text/plain, UTF-8. Each line a new set with a generated id: `a, b, c` multi-way, `a => b, c` one-way (`a, b => c`: one set per ' +
         'entry left of =>); `#` comment lines and blank lines are skipped, `\\,` is a comma inside an entry. The sets are for the site and ' +
-        'language given in the query (none: every search of the tenant). A bad line is a 422 whose loc is ["body", <line number>]; then nothing is imported.',
+        'language given in the query (none: every search of the tenant). A bad line is a 422 whose loc is ["body", <line number>] (the first 1,000 ' +
+        'bad lines are named); so is a file that would take the tenant past 100,000 sets or 250,000 entries in all; then nothing is imported. ' +
+        'Another change to the tenant\'s sets while a large file is written: 409, send it again.',
       auth: admin,
       query: ScopeQuery,
       bodyKind: 'raw',
       contentTypes: ['text/plain'],
       maxBodyBytes: IMPORT_LIMIT,
       responses: { 200: { description: 'How many sets were made', schema: SynonymImportResult } },
+      errors: [409],
       handler: async ({ tenant, principal, query, req }) => {
         const text = new TextDecoder('utf-8', { fatal: true });
         let body: string;
@@ -64,8 +68,14 @@ export function synonymRoutes(synonyms: SynonymService): Route[] {
         } catch {
           throw new HttpError(422, [{ loc: ['body'], msg: 'The file is not UTF-8 text', type: 'unicode_decode' }]);
         }
-        const imported = await synonyms.importFile(tenant.id, body, { siteId: query.site_id, language: query.language }, actorOf(principal, req));
-        return json(200, { imported });
+        try {
+          const imported = await synonyms.importFile(tenant.id, body, { siteId: query.site_id, language: query.language }, actorOf(principal, req));
+          return json(200, { imported });
+        } catch (error) {
+          // site_id is a query parameter: its error names the query, a line's the body.
+          if (!(error instanceof InvalidError)) throw error;
+          throw new HttpError(422, error.errors.map((e) => ({ ...e, loc: [e.loc[0] === 'site_id' ? 'query' : 'body', ...e.loc] })));
+        }
       },
     }),
     defineRoute({
@@ -80,7 +90,8 @@ export function synonymRoutes(synonyms: SynonymService): Route[] {
       method: 'PUT', path: `${PATH}/:id`, tags, summary: 'Create or replace a synonym set',
       description: 'Multi-way `{synonyms: [..]}` (every entry finds the others) or one-way `{root, synonyms: [..]}` (the root finds its ' +
         'synonyms, not back); 2–50 entries in all, each 1–100 characters, words or phrases. Optional site_id (UUID or slug; unknown → 422) and ' +
-        'language limit it to that site\'s or language\'s searches. 201 when created, 200 when replaced. The ids export and import are the routes of those names.',
+        'language limit it to that site\'s or language\'s searches. 201 when created, 200 when replaced. A tenant keeps at most 100,000 sets and ' +
+        '250,000 entries in all (a root counts): a write past either is a 422. The ids export and import are the routes of those names.',
       auth: admin,
       params: SynonymIdParams,
       body: SynonymSetWrite,

@@ -1,6 +1,8 @@
 // Query suggestions for an autocomplete box: popular queries of the last 30 days that found
-// something, searched often enough that none is one shopper's own (suggestion_min_searches),
-// matched by prefix. The candidates of a tenant and site are read once a minute per process.
+// something, searched by enough distinct searchers that none is one shopper's own
+// (suggestion_min_searches; domain/searchCounter.ts counts each searcher once a day), and not
+// blocked by the tenant, matched by prefix. The candidates of a tenant and site are read once a
+// minute per process (at once after this process changed the tenant's block list).
 import type { Tenant } from '../schemas/records.js';
 import { ALL_SITES, type SearchAnalyticsRepository, type TopQuery } from '../store/searchAnalytics.js';
 import { dayOf, normaliseQuery } from './searchCounter.js';
@@ -58,13 +60,19 @@ export class QuerySuggestions {
     if (hit && hit.until > now) return hit.candidates;
     const today = Math.floor(now / DAY_MS) * DAY_MS;
     const days = Array.from({ length: SUGGESTION_DAYS }, (_, i) => dayOf(today - i * DAY_MS));
-    const candidates = this.repo.top(tenant.id, bucket, days, { noResults: false, limit: CANDIDATES, minCount }).then(suggestable);
+    const candidates = this.repo.suggestionCandidates(tenant.id, bucket, days, { limit: CANDIDATES, minSearchers: minCount }).then(suggestable);
     // A failed read is not kept.
     candidates.catch(() => this.cache.delete(key));
     this.cache.delete(key);
     this.cache.set(key, { until: now + this.ttlMs, candidates });
     if (this.cache.size > this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
     return candidates;
+  }
+
+  /** Drops the tenant's cached candidates (its block list changed). */
+  forget(tenantId: string): void {
+    const prefix = `${tenantId} `;
+    for (const key of [...this.cache.keys()]) if (key.startsWith(prefix)) this.cache.delete(key);
   }
 }
 

@@ -13,6 +13,7 @@ import { InvalidError, NotFoundError } from './errors.js';
 import { readableVisibilities, type Caller, type EntryView, type KnowledgeEntryService } from './knowledgeEntries.js';
 import type { ProductService, ProductView } from './products.js';
 import type { SearchRecorder } from './searchAnalytics.js';
+import { searcherOf, type SearchCaller } from './searcherTags.js';
 import type { SiteService } from './sites.js';
 import type { SynonymService } from './synonyms.js';
 import { organicOffset, pinnedPage } from './pinnedPage.js';
@@ -63,6 +64,8 @@ interface Plan {
   language: string;
   /** Semantic candidates below this similarity are left out. */
   minSimilarity: number;
+  /** A semantic or hybrid search asked for a floor below the model's (anything may then be a hit). */
+  floorLowered?: boolean;
   /** Product searches: the synonym sets that apply, and those the query used. */
   synonyms?: { table: SynonymTable; applied: AppliedSynonym[] } | null;
   /** Product searches: the search rules that applied. */
@@ -122,17 +125,19 @@ export class SearchService {
     return this.embedders?.configured.embedder.languages ?? [];
   }
 
-  async searchProducts(tenant: Tenant, input: ProductSearchInput): Promise<Answer<{ product: ProductView }>> {
+  /** `caller`: who searched (the HTTP route's key and address, MCP's key), for the suggestions' distinct searchers; none: counts toward none. */
+  async searchProducts(tenant: Tenant, input: ProductSearchInput, caller?: SearchCaller): Promise<Answer<{ product: ProductView }>> {
     const started = performance.now();
     const { result, plan, siteId } = await this.findProducts(tenant, input);
     const hits = await this.withProducts(tenant.id, result.hits);
     const highlighter = highlighterOf(input, plan);
     const marked = highlighter ? hits.map((h) => ({ ...h, highlight: highlighter.product(h.product) })) : hits;
-    return { ...productAnswer(result, plan), query_id: await this.counted(tenant, input, siteId, result.total), hits: marked, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
+    const queryId = await this.counted(tenant, input, caller, { siteId, total: result.total, shown: hits.length, plan });
+    return { ...productAnswer(result, plan), query_id: queryId, hits: marked, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
   }
 
   /** searchProducts with each hit's product as JSON text (ProductService.viewTexts): what the HTTP route answers. */
-  async searchProductTexts(tenant: Tenant, input: ProductSearchInput): Promise<Answer<{ documentJson: string }>> {
+  async searchProductTexts(tenant: Tenant, input: ProductSearchInput, caller?: SearchCaller): Promise<Answer<{ documentJson: string }>> {
     const started = performance.now();
     const { result, plan, siteId } = await this.findProducts(tenant, input);
     const texts = await this.products.viewTexts(tenant.id, result.hits.map((h) => h.id));
@@ -143,7 +148,8 @@ export class SearchService {
       if (!documentJson) return [];
       return [highlighter ? { ...h, documentJson, highlight: highlighter.product(JSON.parse(documentJson) as HighlightedFields) } : { ...h, documentJson }];
     });
-    return { ...productAnswer(result, plan), query_id: await this.counted(tenant, input, siteId, result.total), hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
+    const queryId = await this.counted(tenant, input, caller, { siteId, total: result.total, shown: hits.length, plan });
+    return { ...productAnswer(result, plan), query_id: queryId, hits, mode: plan.mode, semantic_fallback: plan.fallback, engine: this.engine.name, took_ms: elapsed(started) };
   }
 
   /**
@@ -213,10 +219,21 @@ export class SearchService {
     return { result, plan, siteId };
   }
 
-  /** The search counted (unless it asked not to be, or is facet-only: limit 0), and its query_id; null when not counted. */
-  private counted(tenant: Tenant, input: ProductSearchInput, siteId: string | undefined, total: number): string | null | Promise<string | null> {
+  /**
+   * The search counted (unless it asked not to be, or is facet-only: limit 0), and its query_id
+   * (null when not counted). It counts toward suggestions only as a first page with hits, asked by
+   * a known caller, without a lowered similarity floor.
+   */
+  private counted(
+    tenant: Tenant, input: ProductSearchInput, caller: SearchCaller | undefined, r: { siteId: string | undefined; total: number; shown: number; plan: Plan },
+  ): string | null | Promise<string | null> {
     if (!this.analytics || input.analytics === false || input.limit === 0) return null;
-    return this.analytics.record(tenant, siteId ?? null, input.query ?? '', total);
+    const offset = input.offset ?? 0;
+    const suggestible = caller !== undefined && offset === 0 && r.shown > 0 && !r.plan.floorLowered;
+    return this.analytics.record(tenant, {
+      siteId: r.siteId ?? null, query: input.query ?? '', total: r.total, shown: { first: offset + 1, last: offset + r.shown },
+      searcher: suggestible ? searcherOf(caller, input.user_token) : null,
+    });
   }
 
   async relatedProducts(tenant: Tenant, productId: string, page: Page): Promise<Answer<{ product: ProductView }>> {
@@ -284,7 +301,8 @@ export class SearchService {
     if (!embedder.serves(language)) return keyword(`the embedding model ${model} serves ${languages.join(', ')}, not ${language}`);
     try {
       const vector = await embedder.vector(query);
-      return { mode: requested, vector, model, languages, fallback: null, language, minSimilarity: minSimilarity ?? embedder.embedder.minSimilarity };
+      const floor = embedder.embedder.minSimilarity;
+      return { mode: requested, vector, model, languages, fallback: null, language, minSimilarity: minSimilarity ?? floor, floorLowered: minSimilarity !== undefined && minSimilarity < floor };
     } catch (error) {
       return keyword(`embedding the query failed: ${(error as Error).message}`);
     }
@@ -339,8 +357,8 @@ function facetsOf(asked: string[], facetable: readonly string[], at: (string | n
         `attributes.<name> of the settings' facet_attributes, ${STAT_FIELDS.join(', ')}`, 'facet_unknown');
     }
     if (facet.kind === 'attribute' && !facetable.includes(facet.attribute)) {
-      throw InvalidError.at(loc, `The attribute ${facet.attribute} is not facetable: add it to facet_attributes in PUT /api/knowledge/settings ` +
-        `(facetable now: ${facetable.length > 0 ? facetable.join(', ') : 'none'})`, 'facet_not_facetable');
+      // The tenant's facetable attributes are not listed: a search-only (public) key must not learn them.
+      throw InvalidError.at(loc, `The attribute ${facet.attribute} is not facetable: an admin adds it to facet_attributes (PUT /api/knowledge/settings)`, 'facet_not_facetable');
     }
     facets.add(facet.kind === 'attribute' ? `attributes.${facet.attribute}` : facet.name);
   });

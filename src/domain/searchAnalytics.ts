@@ -1,23 +1,37 @@
 // Search analytics (DESIGN §6 merchandising): product searches counted per site and day, click
 // and conversion events for a search's query_id, the report over a range of days, and query
-// suggestions. Nothing kept names a shopper: no address, user agent, user or key is stored.
+// suggestions with the tenant's block list. Nothing kept names a shopper: no address, user agent,
+// user, user_token or key is stored (distinct searchers only as keyed 4-byte tags, searcherTags.ts).
 import type { Static } from '@sinclair/typebox';
 import type { ErrorItem } from '../schemas/errorItem.js';
 import type { Tenant } from '../schemas/records.js';
 import type { AnalyticsReport as AnalyticsReportSchema, SearchEvent } from '../schemas/searchAnalytics.js';
-import { ALL_SITES, NO_SITE, type DayStats, type PlacedEvent, type SearchAnalyticsRepository } from '../store/searchAnalytics.js';
+import type { AuditActor } from '../store/audit.js';
+import { ALL_SITES, MAX_BLOCKED_SUGGESTIONS, NO_SITE, type DayStats, type PlacedEvent, type SearchAnalyticsRepository } from '../store/searchAnalytics.js';
 import { dayRange } from './analyticsRange.js';
-import { InvalidError } from './errors.js';
-import type { QueryIds } from './queryIds.js';
+import { InvalidError, NotFoundError } from './errors.js';
+import type { QueryIds, ShownPositions } from './queryIds.js';
 import { QuerySuggestions, type Suggestion } from './querySuggestions.js';
 import { dayOf, expiryOf, normaliseQuery, type SearchCounter } from './searchCounter.js';
+import type { Searcher } from './searcherTags.js';
 import type { SiteService } from './sites.js';
 
 type EventInput = Static<typeof SearchEvent>;
 
+/** A product search as analytics counts it. */
+export interface RecordedSearch {
+  siteId: string | null;
+  query: string;
+  total: number;
+  /** The positions its answer showed (its query_id carries them: a click must name one). */
+  shown: ShownPositions;
+  /** Who searched, where the search counts toward suggestions (null: it does not). */
+  searcher: Searcher | null;
+}
+
 /** What product search asks of analytics: count this search, and its query_id (null: not counted; at once where it can). */
 export interface SearchRecorder {
-  record(tenant: Tenant, siteId: string | null, query: string, total: number): string | null | Promise<string | null>;
+  record(tenant: Tenant, search: RecordedSearch): string | null | Promise<string | null>;
 }
 
 export interface ReportInput {
@@ -55,11 +69,12 @@ export class SearchAnalyticsService implements SearchRecorder {
   }
 
   /** Counts a product search (the tenant's setting allowing) and answers its query_id. */
-  record(tenant: Tenant, siteId: string | null, query: string, total: number): string | null | Promise<string | null> {
+  record(tenant: Tenant, { siteId, query, total, shown, searcher }: RecordedSearch): string | null | Promise<string | null> {
     if (!tenant.settings.search_analytics) return null;
     const atMs = this.now();
-    this.counter.record({ tenantId: tenant.id, siteId, query: normaliseQuery(query), total, atMs, retentionDays: tenant.settings.analytics_retention_days });
-    const queryId = this.queryIds.issue(tenant.id, siteId, atMs);
+    const { analytics_retention_days: retentionDays, suggestion_min_searches: maxSearchers } = tenant.settings;
+    this.counter.record({ tenantId: tenant.id, siteId, query: normaliseQuery(query), total, atMs, retentionDays, searcher, maxSearchers });
+    const queryId = this.queryIds.issue(tenant.id, siteId, atMs, shown);
     // Without the signing key (Redis unreachable at the first search) the search is answered all the same.
     return typeof queryId === 'string' ? queryId : queryId.catch(() => null);
   }
@@ -113,9 +128,11 @@ export class SearchAnalyticsService implements SearchRecorder {
 
   /**
    * Counts click and conversion events, each on its search's day and site. All or nothing: a
-   * click without a position, or a query_id that is not one of this tenant's searches of the last
-   * 24 hours, is an InvalidError at its place and nothing is counted. An event id counted in the
-   * last 24 hours is a duplicate. With the tenant's analytics off nothing is counted.
+   * click without a position or at one its search's answer did not show, a query_id that is not
+   * one of this tenant's searches of the last 24 hours, or a product that is not the tenant's (the
+   * search's site's) is an InvalidError at its place and nothing is counted. An event id counted in
+   * the last 24 hours, and a search's second click (conversion) of one product, are duplicates.
+   * With the tenant's analytics off nothing is counted.
    */
   async events(tenant: Tenant, events: EventInput[]): Promise<{ accepted: number; duplicates: number }> {
     const now = this.now();
@@ -123,10 +140,14 @@ export class SearchAnalyticsService implements SearchRecorder {
     const errors: ErrorItem[] = [];
     const placed: PlacedEvent[] = [];
     events.forEach((e, i) => {
+      const check = checks[i];
       if (e.type === 'click' && e.position === undefined) {
         errors.push({ loc: ['events', i, 'position'], msg: 'Field required: a click names the position of the product clicked (1 = first hit)', type: 'missing' });
+      } else if (e.type === 'click' && check.ok && (e.position! < check.positions.first || e.position! > check.positions.last)) {
+        const { first, last } = check.positions;
+        const shown = last < first ? 'showed no hits' : `showed positions ${first}–${last}`;
+        errors.push({ loc: ['events', i, 'position'], msg: `Not a position the search's answer showed: it ${shown}`, type: 'value_error' });
       }
-      const check = checks[i];
       if (!check.ok) {
         const msg = check.why === 'expired'
           ? 'The query_id is older than 24 hours: events are taken for a day after the search'
@@ -134,12 +155,21 @@ export class SearchAnalyticsService implements SearchRecorder {
         errors.push({ loc: ['events', i, 'query_id'], msg, type: 'value_error' });
         return;
       }
-      placed.push({ eventId: e.event_id, type: e.type, queryId: e.query_id, day: dayOf(check.atMs), bucket: check.siteId ?? NO_SITE, position: e.position ?? null });
+      placed.push({
+        eventId: e.event_id, type: e.type, queryId: e.query_id, day: dayOf(check.atMs), bucket: check.siteId ?? NO_SITE, siteId: check.siteId,
+        productId: e.product_id.toLowerCase(), position: e.position ?? null,
+      });
     });
     if (errors.length > 0) throw new InvalidError(errors);
     if (!tenant.settings.search_analytics) return { accepted: 0, duplicates: 0 };
     const retention = tenant.settings.analytics_retention_days;
-    return this.repo.events(tenant.id, placed, (day) => expiryOf(day, retention));
+    const outcome = await this.repo.events(tenant.id, placed, (day) => expiryOf(day, retention));
+    if ('accepted' in outcome) return outcome;
+    throw new InvalidError(outcome.unknownProducts.map((i) => ({
+      loc: ['events', i, 'product_id'],
+      msg: placed[i].siteId === null ? 'Not a product of this tenant' : "Not a product of the search's site",
+      type: 'value_error',
+    })));
   }
 
   /** Popular queries with results matching a typed prefix, for an autocomplete box; unknown site: NotFoundError. */
@@ -147,6 +177,36 @@ export class SearchAnalyticsService implements SearchRecorder {
     const siteId = input.siteId === undefined ? null : (await this.sites.resolve(tenant.id, input.siteId)).id;
     return this.suggestions.suggest(tenant, siteId, input.q ?? '', input.limit ?? 5);
   }
+
+  /** The queries never suggested, alphabetical. */
+  async blocked(tenant: Tenant): Promise<{ query: string; blocked_at: string }[]> {
+    return (await this.repo.blocked(tenant.id)).map((b) => ({ query: b.query, blocked_at: new Date(b.blockedAtMs).toISOString() }));
+  }
+
+  /**
+   * Blocks a query (normalised) from the suggestions, site-wide and tenant-wide; true when newly
+   * blocked. This process suggests it no more at once, the others within a minute.
+   */
+  async block(tenant: Tenant, query: string, actor: AuditActor): Promise<{ blocked: { query: string; blocked_at: string }; created: boolean }> {
+    const normal = normalisedOrInvalid(query);
+    const { outcome, blockedAtMs } = await this.repo.block(tenant.id, normal, actor);
+    if (outcome === 'full') throw InvalidError.at(['query'], `The tenant blocks ${MAX_BLOCKED_SUGGESTIONS} queries already, the most it may`, 'too_many');
+    this.suggestions.forget(tenant.id);
+    return { blocked: { query: normal, blocked_at: new Date(blockedAtMs!).toISOString() }, created: outcome === 'blocked' };
+  }
+
+  /** Lets a blocked query be suggested again; NotFoundError when it is not blocked. */
+  async unblock(tenant: Tenant, query: string, actor: AuditActor): Promise<void> {
+    if (!(await this.repo.unblock(tenant.id, normalisedOrInvalid(query), actor))) throw new NotFoundError('The query is not blocked');
+    this.suggestions.forget(tenant.id);
+  }
+}
+
+/** A query in its normal form; one without a character left is an InvalidError at ['query']. */
+function normalisedOrInvalid(query: string): string {
+  const normal = normaliseQuery(query);
+  if (normal === '') throw InvalidError.at(['query'], 'The query is empty once normalised (whitespace only)', 'value_error');
+  return normal;
 }
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;

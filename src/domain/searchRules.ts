@@ -6,7 +6,7 @@ import type { ErrorItem } from '../schemas/errorItem.js';
 import type { SearchRuleWrite } from '../schemas/searchRules.js';
 import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
 import type { Page } from '../store/docs.js';
-import type { SearchRuleRepository, StoredSearchRule } from '../store/searchRules.js';
+import { RULES_PER_TENANT, type SearchRuleRepository, type StoredSearchRule } from '../store/searchRules.js';
 import { InvalidError, NotFoundError } from './errors.js';
 import type { ProductService } from './products.js';
 import { RuleSet, type RuleEffect } from './ruleSet.js';
@@ -16,8 +16,6 @@ import { TenantDocs } from './tenantDocs.js';
 export type SearchRuleView = StoredSearchRule;
 type SearchRuleInput = Static<typeof SearchRuleWrite>;
 
-/** Rules a tenant may keep: each search of a site scans that site's `contains` rules. */
-export const RULES_PER_TENANT = 10_000;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 export class SearchRuleService {
@@ -44,18 +42,17 @@ export class SearchRuleService {
     }
     if (errors.length > 0) throw new InvalidError(errors);
     const previous = await this.repo.get(tenantId, id);
-    if (!previous && (await this.repo.all(tenantId)).length >= RULES_PER_TENANT) {
-      throw InvalidError.at(['id'], `A tenant keeps at most ${RULES_PER_TENANT} search rules: delete one first`, 'too_many_rules');
-    }
     const now = new Date().toISOString();
     const rule: StoredSearchRule = {
       id, site_id: siteId, query: input.query.trim().replace(/\s+/g, ' '), match: input.match ?? 'exact', pin, hide,
       filters: input.filters ?? null, active_from: activeFrom, active_until: activeUntil,
       description: input.description ?? null, enabled: input.enabled ?? true, created_at: previous?.created_at ?? now, updated_at: now,
     };
+    // The cap is checked by the write itself: concurrent creations cannot pass it together.
     const result = await this.repo.put(tenantId, rule, actor);
+    if ('over' in result) throw InvalidError.at(['id'], `A tenant keeps at most ${RULES_PER_TENANT} search rules: delete one first`, 'too_many_rules');
     this.sets.changed(tenantId);
-    return { rule, created: result === 'created' };
+    return { rule, created: result.ok === 'created' };
   }
 
   async get(tenantId: string, id: string): Promise<SearchRuleView> {
@@ -103,6 +100,14 @@ export class SearchRuleService {
 /** A rule does something; each product pinned once, at one position each, and not also hidden. */
 function shapeErrors(input: SearchRuleInput, pin: { product_id: string; position: number }[], hide: string[]): ErrorItem[] {
   const errors: ErrorItem[] = [];
+  // A query with no letter or digit matches no search (its words are letters and digits): such a rule would never apply.
+  const control = /\p{Cc}/u.exec(input.query)?.[0];
+  if (control !== undefined) {
+    const code = `U+${control.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    errors.push({ loc: ['query'], msg: `A rule's query may not hold a control character (${code})`, type: 'value_error' });
+  } else if (!/[\p{L}\p{N}]/u.test(input.query)) {
+    errors.push({ loc: ['query'], msg: "A rule's query needs a letter or digit to match", type: 'value_error' });
+  }
   if (pin.length === 0 && hide.length === 0 && !input.filters) {
     errors.push({ loc: [], msg: 'A rule pins, hides or filters: give pin, hide or filters', type: 'value_error' });
   }

@@ -15,10 +15,15 @@ export interface ParsedSynonymLine {
  * several entries left of `=>` (`a, b => c`) makes one one-way set per entry, as Solr maps each.
  */
 export function parseSynonymFile(text: string): { sets: ParsedSynonymLine[]; errors: ErrorItem[] } {
+  return parseSynonymLines(text.split(/\r?\n/), 0);
+}
+
+/** parseSynonymFile of some of a file's lines, the first of them at index `first` (0-based) of the file. */
+export function parseSynonymLines(lines: readonly string[], first: number): { sets: ParsedSynonymLine[]; errors: ErrorItem[] } {
   const sets: ParsedSynonymLine[] = [];
   const errors: ErrorItem[] = [];
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const line = i + 1;
+  lines.forEach((raw, i) => {
+    const line = first + i + 1;
     const trimmed = raw.trim();
     if (trimmed === '' || trimmed.startsWith('#')) return;
     const sides = splitLine(trimmed);
@@ -57,8 +62,9 @@ export const lineError = (line: number, msg: string, type = 'value_error'): Erro
 /** An entry as a file holds it: backslash, comma and `=>` escaped. */
 const escapeEntry = (entry: string): string => entry.replace(/[\\,]/g, (c) => `\\${c}`).replace(/=>/g, '\\=>');
 
-/** One set as a line of the file. */
+/** One set as a line of the file; a leading `#` escaped (`\#`), or the line would read back as a comment. */
 export function synonymLine(set: { root: string | null; synonyms: readonly string[] }): string {
   const list = set.synonyms.map(escapeEntry).join(', ');
-  return set.root === null ? list : `${escapeEntry(set.root)} => ${list}`;
+  const line = set.root === null ? list : `${escapeEntry(set.root)} => ${list}`;
+  return line.startsWith('#') ? `\\${line}` : line;
 }

@@ -2,7 +2,8 @@
 // tenant's are read once, and its version counter (store/versionedDocs.ts) is checked at most once
 // every CHECK_MS, so a write through another process applies here within that time; a write
 // through this process forgets the tenant's copy at once. What a search needs of them (a synonym
-// table of a site and language, the rules of a site) is built once per key and kept beside them.
+// table of a site and language, the rules of a site) is built once per key and kept beside them;
+// a large one is built in slices between turns of the event loop, so that no other request waits.
 
 const CHECK_MS = 1000;
 /** Tenants kept (the least recently loaded go first), and views per tenant (site × language). */
@@ -21,7 +22,8 @@ interface TenantEntry<T, V> {
   checkedAt: number;
   /** The check or load in flight: concurrent searches share it. */
   pending: Promise<void> | null;
-  views: Map<string, V>;
+  /** Built, or being built (concurrent searches share the build). */
+  views: Map<string, Promise<V>>;
 }
 
 export class TenantDocs<T, V> {
@@ -30,13 +32,17 @@ export class TenantDocs<T, V> {
   constructor(private readonly source: VersionedSource<T>) {}
 
   /** The view `key` of the tenant's current documents, built by `build` when not kept. */
-  async viewFor(tenantId: string, key: string, build: (docs: readonly T[]) => V): Promise<V> {
+  async viewFor<W extends V>(tenantId: string, key: string, build: (docs: readonly T[]) => W | Promise<W>): Promise<W> {
     const entry = await this.current(tenantId);
-    let view = entry.views.get(key);
+    // A key names one kind of view: its build is always the same.
+    let view = entry.views.get(key) as Promise<W> | undefined;
     if (view === undefined) {
-      view = build(entry.docs);
-      if (entry.views.size >= VIEW_LIMIT) entry.views.clear();
-      entry.views.set(key, view);
+      const views = entry.views;
+      view = Promise.resolve(build(entry.docs));
+      // A failed build is not kept.
+      view.catch(() => views.get(key) === view && views.delete(key));
+      if (views.size >= VIEW_LIMIT) views.clear();
+      views.set(key, view);
     }
     return view;
   }

@@ -10,6 +10,7 @@ import type { Page } from '../store/docs.js';
 export const DEFAULT_SETTINGS: Tenant['settings'] = {
   variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0, facet_attributes: [],
   search_analytics: true, analytics_retention_days: 90, suggestion_min_searches: 3, search_events_rate_per_s: 10,
+  search_events_key_rate_per_s: 100,
 };
 
 /** A stored tenant with the settings added since it was stored at their defaults. */

@@ -79,7 +79,7 @@ export function createMcpServer(deps: McpDeps, tenant: Tenant, principal: Princi
       query: a.query, site_id: a.site_id, language: a.language, category: a.category, mode: a.mode, limit: a.limit ?? 10, offset: a.offset,
       filters: { brand: a.brand, price_min: a.price_min, price_max: a.price_max, in_stock: a.in_stock },
       facets: [],
-    });
+    }, { credentialId: principal.credentialId, address: null });
     return json({
       total: result.total, mode: result.mode, semantic_fallback: result.semantic_fallback,
       hits: result.hits.map((h) => ({ id: h.id, score: h.score, ...compactProduct(h.product) })),

@@ -1,4 +1,4 @@
-import { FormatRegistry, Type, type TSchema, type TLiteral, type TUnion, type TNull } from '@sinclair/typebox';
+import { FormatRegistry, Type, type ObjectOptions, type TObject, type TOptional, type TProperties, type TSchema, type TLiteral, type TUnion, type TNull } from '@sinclair/typebox';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?$/;
@@ -18,6 +18,21 @@ FormatRegistry.Set('uuid', isUuid);
 FormatRegistry.Set('date-time', isDateTime);
 
 export const Nullable = <T extends TSchema>(schema: T): TUnion<[T, TNull]> => Type.Union([schema, Type.Null()]);
+
+/**
+ * The partial update body of an object's properties: each optional and without its `default` (a
+ * shallow copy of the property less that key), unknown keys refused. A field left out keeps its
+ * stored value, so validation must not fill a create default in for it.
+ */
+export const Patch = <T extends TProperties>(properties: T, options: ObjectOptions = {}): TObject<{ [K in keyof T]: TOptional<T[K]> }> => {
+  const optional: TProperties = {};
+  for (const [key, property] of Object.entries(properties)) {
+    const withoutDefault: TSchema = { ...property };
+    delete withoutDefault.default;
+    optional[key] = Type.Optional(withoutDefault);
+  }
+  return Type.Object(optional, { additionalProperties: false, ...options }) as TObject<{ [K in keyof T]: TOptional<T[K]> }>;
+};
 
 /** A closed set of strings; rendered as a JSON-schema enum in OpenAPI. */
 export const StringEnum = <const T extends readonly string[]>(values: T, options: { default?: T[number]; description?: string } = {}) =>

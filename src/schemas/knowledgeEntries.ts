@@ -155,6 +155,7 @@ export const EntryGetQuery = Type.Object({ include_expired: Type.Optional(Type.B
 /** What an audit event may be about: every kind of write (store/audit.ts). */
 export const AUDIT_ENTITY_TYPES = [
   'site', 'category', 'product', 'bulk_job', 'settings', 'user', 'api_key', 'oauth_client', 'knowledge_entry', 'synonym_set', 'search_rule',
+  'blocked_suggestion',
 ] as const;
 
 export const AuditEvent = Type.Object(
@@ -163,13 +164,13 @@ export const AuditEvent = Type.Object(
     at: DateTime(),
     action: StringEnum(['create', 'update', 'delete'] as const),
     entity_type: Type.String(),
-    entity_id: Type.String({ description: "The entity's UUID (a synonym set, a search rule: its id)" }),
+    entity_id: Type.String({ description: "The entity's UUID (a synonym set, a search rule: its id; a blocked_suggestion: a UUID made from its query)" }),
     version: Nullable(Type.Integer()),
     user_id: Nullable(Uuid()),
     credential_id: Nullable(Type.String()),
     client_id: Nullable(Type.String()),
     audit_source: Type.String(),
-    details: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Only a bulk_job: site_id and item counts at acceptance' })),
+    details: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'A bulk_job: site_id and item counts at acceptance; a blocked_suggestion: its query' })),
   },
   { $id: 'AuditEvent' },
 );

@@ -81,6 +81,11 @@ export const ProductSearchRequest = Type.Object(
     analytics: Type.Optional(Type.Boolean({
       default: true, description: 'Count this search in the search analytics (a limit 0, facet-only search never is); false: not counted, query_id null',
     })),
+    user_token: Type.Optional(Type.String({
+      minLength: 1, maxLength: 129, pattern: '^[A-Za-z0-9_=/+.:-]+$',
+      description: 'An opaque id of the shopper (e.g. InstantSearch\'s userToken), never stored in clear: a shopper counts once a day toward a ' +
+        'query\'s suggestion by key and address or by this token',
+    })),
   },
   { $id: 'ProductSearchRequest', additionalProperties: false },
 );
@@ -88,7 +93,7 @@ export const ProductSearchRequest = Type.Object(
 /** Facet value search: the product search body, one facet and the typed prefix. */
 export const FacetValuesRequest = Type.Object(
   {
-    ...Type.Omit(ProductSearchRequest, ['facets', 'sort', 'highlight', 'snippet_words', 'limit', 'offset', 'analytics']).properties,
+    ...Type.Omit(ProductSearchRequest, ['facets', 'sort', 'highlight', 'snippet_words', 'limit', 'offset', 'analytics', 'user_token']).properties,
     facet: Type.String({ minLength: 1, maxLength: 120, description: 'A value facet the product search can count' }),
     facet_query: Type.Optional(Type.String({ maxLength: 100, default: '', description: 'Prefix of the values (or of a word in them), case and diacritics ignored' })),
     max_values: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),

@@ -1,7 +1,7 @@
 // Wire contract of search analytics (DESIGN §6 merchandising): the report, click and conversion
-// events for a search's query_id, and query suggestions.
+// events for a search's query_id, query suggestions and the queries a tenant blocks from them.
 import { Type } from '@sinclair/typebox';
-import { Nullable, StringEnum, Uuid } from './common.js';
+import { DateTime, Nullable, StringEnum, Uuid } from './common.js';
 
 export const MAX_EVENTS = 1000;
 /** A click's position: 1-based over the whole list (a search answers at most offset 1000 + limit 100). */
@@ -53,9 +53,10 @@ export const SearchEvent = Type.Object({
   }),
   type: StringEnum(['click', 'conversion'] as const),
   query_id: Type.String({ minLength: 1, maxLength: 200, description: 'The query_id of the product search answer the shopper acted on (at most 24 hours old)' }),
-  product_id: Uuid({ description: 'The product clicked or bought' }),
+  product_id: Uuid({ description: 'The product clicked or bought: one of the tenant\'s (of the search\'s site when it named one)' }),
   position: Type.Optional(Type.Integer({
-    minimum: 1, maximum: MAX_POSITION, description: 'Position of the product in the hit list, 1-based (offset + index + 1); required for a click',
+    minimum: 1, maximum: MAX_POSITION,
+    description: 'Position of the product in the hit list, 1-based (offset + index + 1); required for a click, one its search\'s answer showed',
   })),
 });
 
@@ -81,4 +82,21 @@ export const SuggestionsQuery = Type.Object({
 export const SuggestionsResult = Type.Object(
   { suggestions: Type.Array(Type.Object({ query: Type.String(), count: Type.Integer({ description: 'Searches in the last 30 days' }) })) },
   { $id: 'SuggestionsResult' },
+);
+
+const BlockedQuery = Type.String({
+  minLength: 1, maxLength: 500, description: 'A query as typed: normalised as searches are (NFKC, lower case, whitespace collapsed, ≤ 100 characters)',
+});
+
+export const BlockSuggestionRequest = Type.Object({ query: BlockedQuery }, { $id: 'BlockSuggestionRequest', additionalProperties: false });
+export const UnblockSuggestionQuery = Type.Object({ query: BlockedQuery });
+
+export const BlockedSuggestion = Type.Object(
+  { query: Type.String({ description: 'Normalised' }), blocked_at: DateTime() },
+  { $id: 'BlockedSuggestion' },
+);
+
+export const BlockedSuggestions = Type.Object(
+  { blocked: Type.Array(BlockedSuggestion, { description: 'Alphabetical' }) },
+  { $id: 'BlockedSuggestions' },
 );

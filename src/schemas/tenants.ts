@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, StringEnum, Uuid } from './common.js';
+import { DateTime, Patch, StringEnum, Uuid } from './common.js';
 
 export const VARIANT_STRATEGIES = ['all', 'children_only', 'parents_only'] as const;
 
@@ -13,10 +13,14 @@ const SearchAnalytics = Type.Boolean({
 });
 const RetentionDays = Type.Integer({ minimum: 1, maximum: 730, default: 90, description: 'Days the daily search counts are kept' });
 const SuggestionMinSearches = Type.Integer({
-  minimum: 1, maximum: 1000, default: 3, description: 'Searches of a query (last 30 days) before it is suggested: a one-off query is never shown publicly',
+  minimum: 1, maximum: 1000, default: 3,
+  description: 'Distinct searchers of a query (last 30 days, each counted once a day) before it is suggested: one shopper\'s query is never shown publicly',
 });
 const SearchEventsRate = Type.Integer({
   minimum: 0, maximum: 100_000, default: 10, description: 'Event requests per second per search-only key and address; 0 = no limit',
+});
+const SearchEventsKeyRate = Type.Integer({
+  minimum: 0, maximum: 100_000, default: 100, description: 'Event requests per second per search-only key, all addresses together; 0 = no limit',
 });
 
 export const TenantSettings = Type.Object(
@@ -32,20 +36,13 @@ export const TenantSettings = Type.Object(
     analytics_retention_days: RetentionDays,
     suggestion_min_searches: SuggestionMinSearches,
     search_events_rate_per_s: SearchEventsRate,
+    search_events_key_rate_per_s: SearchEventsKeyRate,
   },
   { $id: 'TenantSettings' },
 );
 
-export const TenantSettingsUpdate = Type.Partial(Type.Object({
-  variant_strategy: StringEnum(VARIANT_STRATEGIES),
-  oauth_open_registration: Type.Boolean(),
-  rate_limit_per_s: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
-  facet_attributes: FacetAttributes,
-  search_analytics: SearchAnalytics,
-  analytics_retention_days: RetentionDays,
-  suggestion_min_searches: SuggestionMinSearches,
-  search_events_rate_per_s: SearchEventsRate,
-}, { additionalProperties: false }), { $id: 'TenantSettingsUpdate' });
+/** Partial: only the settings sent change (no default filled in for one left out); every setting is patchable. */
+export const TenantSettingsUpdate = Patch(TenantSettings.properties, { $id: 'TenantSettingsUpdate' });
 
 export const TenantSlug = Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([a-z0-9-]*[a-z0-9])?$' });
 

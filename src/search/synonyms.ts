@@ -3,6 +3,7 @@
 // entry matches a query word when they share a term (a stem, a folded spelling): "Handys" matches
 // the entry "Handy". An alternative is a reading of the word: a document holding all its words
 // matches the query word, both engines matching readings as they match a compound's parts.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { alternativeWords, analyzeQuery, meaningfulWords, readingsOfWord, type AppliedSynonym, type QueryAnalysis, type QuerySynonyms, type QueryWord } from './analysis.js';
 
 /** A set as the table takes it: multi-way (root null) or one-way. */
@@ -22,20 +23,46 @@ interface Entry {
 /** Alternatives analysed per analysis (stemming and language) and entry; past this many it starts over. */
 const ALTERNATIVE_CACHE_LIMIT = 50_000;
 
+/** Sets indexed between two turns of the event loop when a table is built (`SynonymTable.build`): a few milliseconds' work. */
+const SETS_PER_TURN = 100;
+
 export class SynonymTable implements QuerySynonyms {
-  readonly maxWords: number;
+  private longest = 1;
   /** Entries by the terms of their first word. */
   private readonly byFirstWord = new Map<string, Entry[]>();
   private readonly alternativeCache = new Map<string, QueryWord[]>();
 
-  constructor(private readonly sets: readonly SynonymSetSpec[]) {
-    let maxWords = 1;
-    sets.forEach((set, index) => {
+  /** The table of `sets`, built at once (a few sets; `build` for any number). */
+  constructor(private readonly sets: readonly SynonymSetSpec[], indexed = true) {
+    if (indexed) this.index(0, sets.length);
+  }
+
+  /**
+   * The table of `sets`, built in slices between turns of the event loop: analysing a hundred
+   * thousand sets' entries takes more than a second, which no other request should wait for.
+   */
+  static async build(sets: readonly SynonymSetSpec[]): Promise<SynonymTable> {
+    const table = new SynonymTable(sets, false);
+    for (let from = 0; from < sets.length; from += SETS_PER_TURN) {
+      if (from > 0) await nextTurn();
+      table.index(from, Math.min(sets.length, from + SETS_PER_TURN));
+    }
+    return table;
+  }
+
+  /** The most words an entry has. */
+  get maxWords(): number {
+    return this.longest;
+  }
+
+  private index(from: number, to: number): void {
+    for (let index = from; index < to; index++) {
+      const set = this.sets[index];
       // A one-way set is matched by its root only; a multi-way set by any entry.
       for (const text of set.root !== null ? [set.root] : set.synonyms) {
         const keys = meaningfulWords(text).map((w) => new Set(readingsOfWord(w)));
         if (keys.length === 0) continue;
-        maxWords = Math.max(maxWords, keys.length);
+        this.longest = Math.max(this.longest, keys.length);
         const entry = { set: index, text, keys };
         for (const key of keys[0]) {
           const list = this.byFirstWord.get(key);
@@ -43,8 +70,7 @@ export class SynonymTable implements QuerySynonyms {
           else this.byFirstWord.set(key, [entry]);
         }
       }
-    });
-    this.maxWords = maxWords;
+    }
   }
 
   /** How many sets the table holds. */

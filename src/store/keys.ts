@@ -137,9 +137,12 @@ export const keys = {
   /** The tenant's synonym sets: hash of set id → JSON (store/synonyms.ts), and a counter bumped by every change (serve processes poll it). */
   synonyms: (t: string) => `${tenantPrefix(t)}:synonyms`,
   synonymsVersion: (t: string) => `${tenantPrefix(t)}:synonyms:version`,
+  /** Entries per synonym set and their sum (store/versionedDocs.ts: the entries cap). */
+  synonymWeights: (t: string) => `${tenantPrefix(t)}:synonyms:weights`,
   /** The tenant's search rules (store/searchRules.ts), kept as the synonym sets are. */
   searchRules: (t: string) => `${tenantPrefix(t)}:search-rules`,
   searchRulesVersion: (t: string) => `${tenantPrefix(t)}:search-rules:version`,
+  searchRuleWeights: (t: string) => `${tenantPrefix(t)}:search-rules:weights`,
 
   /**
    * Search analytics of one UTC day (YYYY-MM-DD) and bucket (a site id, `_` for searches without a
@@ -151,9 +154,22 @@ export const keys = {
   searchQueries: (t: string, bucket: string, day: string) => `${tenantPrefix(t)}:search-analytics:${day}:${bucket}:queries`,
   searchHitSums: (t: string, bucket: string, day: string) => `${tenantPrefix(t)}:search-analytics:${day}:${bucket}:hit-sums`,
   searchNoResults: (t: string, bucket: string, day: string) => `${tenantPrefix(t)}:search-analytics:${day}:${bucket}:no-results`,
-  /** An event id counted in the last 24 h, and a search (by query_id) that had a click or a conversion: counted once each. */
+  /**
+   * Per day and bucket, for suggestions: the distinct searchers of each query (zset, at most the
+   * tenant's suggestion_min_searches a day), and query → the 8-byte records (two 4-byte keyed tags:
+   * key and address, user_token) of the searchers counted (hash; lua/countSearches-6.lua).
+   */
+  searchSearchers: (t: string, bucket: string, day: string) => `${tenantPrefix(t)}:search-analytics:${day}:${bucket}:searchers`,
+  searchSearcherTags: (t: string, bucket: string, day: string) => `${tenantPrefix(t)}:search-analytics:${day}:${bucket}:searcher-tags`,
+  /**
+   * An event id counted in the last 24 h; and per search (query_id) a hash of what its events
+   * counted (48 h): `click`, `conversion` (the search clicked, converted) and `click:<product id>`,
+   * `conversion:<product id>` (each product once).
+   */
   searchEvent: (t: string, eventId: string) => `${tenantPrefix(t)}:search-analytics:event:${eventId}`,
-  searchEngaged: (t: string, kind: 'click' | 'conversion', queryId: string) => `${tenantPrefix(t)}:search-analytics:${kind}:${queryId}`,
+  searchQueryEvents: (t: string, queryId: string) => `${tenantPrefix(t)}:search-analytics:query:${queryId}`,
+  /** Queries never suggested (zset, score = blocked at ms; store/searchAnalytics.ts). */
+  suggestionsBlocked: (t: string) => `${tenantPrefix(t)}:search-analytics:blocked`,
   /** Scratch space of one report (a union of days), deleted by the script that made it. */
   searchAnalyticsTmp: (t: string, id: string) => `${tenantPrefix(t)}:search-analytics:tmp:${id}`,
 

@@ -7,6 +7,7 @@ import { allEntryIds } from './knowledgeEntries.js';
 import { keys } from './keys.js';
 import { readHashes, type Store } from './redis.js';
 import { moveVectorsCall, renameFieldsCall, replaceVectorsCall } from './scriptCalls.js';
+import { entriesOf, type StoredSynonymSet } from './synonyms.js';
 import { fromFloat32Bytes, toBytes } from './vectorBytes.js';
 
 /** Hashes per script call. */
@@ -103,7 +104,31 @@ const vectorsAsFloat16: Step = async (redis, tenantId, { products, entries }) =>
   return changed;
 };
 
-const STEPS: Step[] = [renameShortFields, countEmbeddingStatuses, jobResultsAsBytes, vectorsApart, vectorsAsFloat16];
+/**
+ * Layout 6 → 7: the entries of each synonym set and their sum (keys.synonymWeights), which the
+ * scripts keep from here on to hold the tenant's cap on entries (store/synonyms.ts), counted once.
+ */
+const countSynonymEntries: Step = async (redis, tenantId) => {
+  const weights: string[] = [];
+  let total = 0;
+  let cursor = '0';
+  do {
+    const [next, flat] = await redis.hscan(keys.synonyms(tenantId), cursor, 'COUNT', BATCH);
+    for (let i = 0; i < flat.length; i += 2) {
+      const entries = entriesOf(JSON.parse(flat[i + 1]) as StoredSynonymSet);
+      weights.push(flat[i], String(entries));
+      total += entries;
+    }
+    cursor = next;
+  } while (cursor !== '0');
+  const multi = redis.multi().del(keys.synonymWeights(tenantId));
+  for (let i = 0; i < weights.length; i += 2 * BATCH) multi.hset(keys.synonymWeights(tenantId), ...weights.slice(i, i + 2 * BATCH));
+  if (weights.length > 0) multi.hset(keys.synonymWeights(tenantId), '*total', total);
+  await multi.exec();
+  return 0;
+};
+
+const STEPS: Step[] = [renameShortFields, countEmbeddingStatuses, jobResultsAsBytes, vectorsApart, vectorsAsFloat16, countSynonymEntries];
 
 export interface MigrationHooks {
   /** Drops the tenant's search indexes of earlier layouts (search/index.ts). */

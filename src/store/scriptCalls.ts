@@ -233,25 +233,29 @@ export interface SearchEventRow {
   eventRef: number;
   siteStatsRef: number;
   allStatsRef: number;
-  markRef: number;
+  /** The hash of what its search's events counted. */
+  searchRef: number;
+  /** The zset of product ids its product must be in (the search's site's, or the tenant's). */
+  productsRef: number;
   type: 'click' | 'conversion';
+  productId: string;
   position: number | '';
 }
 
 export interface SearchEventsCall {
-  /** The stats hashes, the event id keys and the mark keys the rows refer to. */
+  /** The stats hashes, the event id keys, the searches' hashes and the product zsets the rows refer to. */
   keyTable: Key[];
   eventTtlS: number;
-  markTtlS: number;
+  searchTtlS: number;
   /** The stats hashes among the keys, with their expiry (unix seconds). */
   stats: { ref: number; expireAt: number }[];
   rows: SearchEventRow[];
 }
 
 export function searchEventsCall(c: SearchEventsCall): ScriptCall {
-  const args: Value[] = [c.eventTtlS, c.markTtlS, c.stats.length];
+  const args: Value[] = [c.eventTtlS, c.searchTtlS, c.stats.length];
   for (const s of c.stats) args.push(s.ref, s.expireAt);
-  for (const r of c.rows) args.push(r.eventRef, r.siteStatsRef, r.allStatsRef, r.markRef, r.type, r.position);
+  for (const r of c.rows) args.push(r.eventRef, r.siteStatsRef, r.allStatsRef, r.searchRef, r.productsRef, r.type, r.productId, r.position);
   return call(c.keyTable, args);
 }
 
@@ -259,3 +263,8 @@ export function searchEventsCall(c: SearchEventsCall): ScriptCall {
 export const topQueriesCall = (
   c: { scratch: [Key, Key]; counts: Key[]; hitSums: Key[] | null; limit: number; minCount: number },
 ): ScriptCall => call([...c.scratch, ...c.counts, ...(c.hitSums ?? [])], [c.counts.length, c.limit, c.minCount, c.hitSums ? '1' : '0']);
+
+/** suggestionCandidates: per day (the same days in each list) its distinct searchers, searches and hit sums, unions in two scratch keys. */
+export const suggestionCandidatesCall = (
+  c: { scratch: [Key, Key]; blocked: Key; searchers: Key[]; counts: Key[]; hitSums: Key[]; limit: number; minSearchers: number },
+): ScriptCall => call([...c.scratch, c.blocked, ...c.searchers, ...c.counts, ...c.hitSums], [c.counts.length, c.limit, c.minSearchers]);

@@ -102,9 +102,21 @@ export interface ScriptCommands {
   ): Promise<WriteResult.Done | WriteResult.Refused>;
   deleteAudited(...call: [doc: Key, index: Key, ...audit: AuditKeys, id: string, ...event: AuditArgs]): Promise<WriteResult.Done | WriteResult.Missing>;
   appendAudit(...call: [...audit: AuditKeys, ...event: AuditArgs]): Promise<string>;
-  /** 1 created, 2 replaced. */
-  putVersionedDoc(...call: [docs: Key, version: Key, ...audit: AuditKeys, id: string, json: string, ...event: AuditArgs]): Promise<1 | 2>;
-  deleteVersionedDoc(...call: [docs: Key, version: Key, ...audit: AuditKeys, id: string, ...event: AuditArgs]): Promise<WriteResult.Done | WriteResult.Missing>;
+  /** 1 created, 2 replaced, -1 too many documents, -2 too much weight. */
+  putVersionedDoc(
+    ...call: [docs: Key, version: Key, weights: Key, ...audit: AuditKeys, id: string, json: string, maxDocs: number, weight: number | '', maxWeight: number | '',
+      ...event: AuditArgs]
+  ): Promise<1 | 2 | -1 | -2>;
+  /** 1 added, -1 too many documents, -2 too much weight. */
+  addVersionedDocs(
+    ...call: [docs: Key, version: Key, weights: Key, ...audit: AuditKeys, maxDocs: number, maxWeight: number | '', n: number, ...rows: (string | number)[]]
+  ): Promise<1 | -1 | -2>;
+  /** 1 swapped, 0 changed meanwhile, -1 too many documents, -2 too much weight. */
+  swapVersionedDocs(
+    ...call: [docs: Key, version: Key, weights: Key, stagedDocs: Key, stagedWeights: Key, ...audit: AuditKeys, expectedVersion: number, maxDocs: number,
+      weight: number | '', maxWeight: number | '', ...event: AuditArgs]
+  ): Promise<1 | 0 | -1 | -2>;
+  deleteVersionedDoc(...call: [docs: Key, version: Key, weights: Key, ...audit: AuditKeys, id: string, ...event: AuditArgs]): Promise<WriteResult.Done | WriteResult.Missing>;
   /** 1 forgotten, 0 another id is recorded. */
   forgetConsoleClient(key: Key, expected: string): Promise<0 | 1>;
   /** 0: a token was taken; else the milliseconds until one is. */
@@ -169,11 +181,17 @@ export interface ScriptCommands {
   ): Promise<GrantResult.Issued | GrantResult.ClientGone>;
   /** The number of queries trimmed away. */
   countSearches(
-    ...call: [stats: Key, queries: Key, noResults: Key, hitSums: Key, expireAt: number, searches: number, noResultSearches: number, keep: number,
-      trimAt: number, ...tally: (string | number)[]]
+    ...call: [stats: Key, queries: Key, noResults: Key, hitSums: Key, searchers: Key, searcherTags: Key, expireAt: number, searches: number,
+      noResultSearches: number, keep: number, trimAt: number, searcherTagsExpireAt: number, maxSearchers: number, ...tally: (string | number | Buffer)[]]
   ): Promise<number>;
-  /** [accepted, duplicates]. */
-  searchEvents(...call: ScriptCall): Promise<[number, number]>;
+  /** [accepted, duplicates], or [-1, ...the 0-based indexes of the events whose product is unknown] (nothing counted). */
+  searchEvents(...call: ScriptCall): Promise<number[]>;
   /** Per query its searches (and hit sum, when asked), as text. */
   topQueries(...call: ScriptCall): Promise<string[]>;
+  /** Per query its searches and hit sum, as text. */
+  suggestionCandidates(...call: ScriptCall): Promise<string[]>;
+  /** 1 blocked now, 2 blocked before, -1 the tenant's list is full. */
+  blockSuggestion(...call: [blocked: Key, ...audit: AuditKeys, query: string, nowMs: number, max: number, ...event: AuditArgs]): Promise<1 | 2 | -1>;
+  /** 1 unblocked, 0 not blocked. */
+  unblockSuggestion(...call: [blocked: Key, ...audit: AuditKeys, query: string, ...event: AuditArgs]): Promise<0 | 1>;
 }

@@ -34,7 +34,7 @@ function errorTypes(res: HttpResult): Record<string, string> {
 }
 
 /** The search analytics settings (test/search/search-analytics.test.ts), at their defaults. */
-const ANALYTICS_DEFAULTS = { search_analytics: true, analytics_retention_days: 90, suggestion_min_searches: 3, search_events_rate_per_s: 10 };
+const ANALYTICS_DEFAULTS = { search_analytics: true, analytics_retention_days: 90, suggestion_min_searches: 3, search_events_rate_per_s: 10, search_events_key_rate_per_s: 100 };
 
 describe('settings', () => {
   let t: TenantFixture;

@@ -125,6 +125,14 @@ describe('searches', () => {
     const far = await one({ page: 11, hitsPerPage: 100 });
     assert.deepEqual([far.hits, far.nbHits, far.page], [[], 8, 11]);
   });
+
+  test("insights' userToken goes to kcs as user_token (one of another shape is left out); a facet value search sends none", async () => {
+    sent = [];
+    await one({ query: 'bohrer', userToken: 'anonymous-7f3c9a2e-1b4d' });
+    await one({ query: 'bohrer', userToken: 'has space' });
+    await client.searchForFacetValues([{ indexName: 'shop', params: { facetName: 'brand', facetQuery: 'a', userToken: 'anonymous-1' } }]);
+    assert.deepEqual(sent.map((s) => s.body.user_token), ['anonymous-7f3c9a2e-1b4d', undefined, undefined]);
+  });
 });
 
 describe('facet values', () => {

@@ -156,12 +156,33 @@ function bodyPlan(template: RouteTemplate): fc.Arbitrary<BodyPlan | null> {
       { weight: 1, arbitrary: deepNesting.map((value): BodyPlan => ({ encoding: 'ndjson', value: [value, value], contentType: NDJSON })) },
     );
   }
+  if (body.kind === 'text') return textBody(body.value as string[]);
   return fc.oneof(
     { weight: 12, arbitrary: mutatedValue(body.value).map((value): BodyPlan => ({ encoding: 'json', value, contentType: 'application/json' })) },
     { weight: 2, arbitrary: fc.tuple(mutatedValue(body.value), brokenJson).map(([value, bytes]): BodyPlan => ({ encoding: 'bytes', bytes, value, contentType: 'application/json' })) },
     { weight: 1, arbitrary: fc.tuple(mutatedValue(body.value), oddType).map(([value, contentType]): BodyPlan => ({ encoding: 'json', value, contentType })) },
     { weight: 1, arbitrary: fc.constant<BodyPlan>({ encoding: 'bytes', bytes: Buffer.alloc(0), value: '', contentType: 'application/json' }) },
     { weight: 1, arbitrary: fc.constant<BodyPlan>({ encoding: 'bytes', bytes: Buffer.from(body.kind === 'json' ? toJsonText(body.value) : ''), value: body.value, contentType: null }) },
+  );
+}
+
+/**
+ * A text file of lines (a Solr synonyms file): the template's lines with hostile ones among them, lines
+ * of control characters and escapes, a line of thousands of entries either side of `=>`, and files of
+ * many lines (past the tenant's caps, or big enough to hold up a process that reads them at once).
+ */
+function textBody(lines: string[]): fc.Arbitrary<BodyPlan> {
+  const TEXT = 'text/plain';
+  const text = (content: string, contentType: string | null = TEXT): BodyPlan => ({ encoding: 'bytes', bytes: Buffer.from(content), value: content.slice(0, 200), contentType });
+  const oddLine = fc.oneof(hostileString, fc.constantFrom('#', '\\#x, y', '=>', 'a => b => c', 'a,,b', ',', '\\', 'a\\, b, c', 'x\u0000y, z', '  , ', 'a=>', '=>b'));
+  const entries = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(', ');
+  return fc.oneof(
+    { weight: 6, arbitrary: fc.array(fc.oneof(fc.constantFrom(...lines), oddLine), { minLength: 1, maxLength: 8 }).map((l) => text(l.join('\n'))) },
+    { weight: 2, arbitrary: fc.tuple(fc.array(oddLine, { maxLength: 4 }), fc.constantFrom(...ODD_CONTENT_TYPES)).map(([l, type]) => text(l.join('\n'), type)) },
+    { weight: 1, arbitrary: fc.constantFrom(6000, 60).map((n) => text(`${entries(n, 'k')} => ${entries(49, 'w')}\n`)) },
+    { weight: 1, arbitrary: fc.constantFrom(20_000, 2).map((n) => text(Array.from({ length: n }, (_, i) => `fa${i}, fb${i}`).join('\n'))) },
+    { weight: 1, arbitrary: fc.constant(text('\n'.repeat(100_000))) },
+    { weight: 1, arbitrary: brokenJson.map((bytes): BodyPlan => ({ encoding: 'bytes', bytes, value: 'bytes', contentType: TEXT })) },
   );
 }
 

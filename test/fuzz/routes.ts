@@ -6,7 +6,7 @@ import { Ref } from './values.js';
 
 /** What a route's answers look like: its error shape is checked against this. */
 export type AnswerKind = 'api' | 'oauth' | 'html' | 'jsonrpc' | 'system';
-export type BodyKind = 'json' | 'form' | 'ndjson';
+export type BodyKind = 'json' | 'form' | 'ndjson' | 'text';
 
 export interface RouteTemplate {
   method: string;
@@ -55,7 +55,7 @@ const productSearch = {
   query: 'bohr', mode: 'hybrid', limit: 5, offset: 0, site_id: ref('siteSlug'), language: 'de', category: 'Werkzeug',
   filters: { brand: ['Bosch'], availability: ['InStock'], price_min: 1, price_max: 500, in_stock: true, attributes: { farbe: ['blau'], gr: 'x' } },
   facets: ['brand', 'category', 'category.lvl1', 'price_current'],
-  sort: [{ price_current: 'asc' }], highlight: true,
+  sort: [{ price_current: 'asc' }], highlight: true, user_token: 'anonymous-3f2a:b.c/d+e=',
 };
 
 const knowledgeSearch = {
@@ -118,6 +118,9 @@ export const TEMPLATES: RouteTemplate[] = [
   { method: 'GET', path: `${K}/search/analytics`, query: { site_id: ref('siteSlug'), from: '2026-01-01', to: '2026-01-31', limit: '10' }, auth: { anyOf: ['admin', 'catalog:read'] }, answers: 'api' },
   { method: 'POST', path: `${K}/search/events`, body: { kind: 'json', value: { events: [{ event_id: 'ev-1', type: 'click', query_id: 'AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', product_id: '00000000-0000-4000-8000-000000000000', position: 1 }] } }, auth: storefront, answers: 'api' },
   { method: 'GET', path: `${K}/search/suggestions`, query: { site_id: ref('siteSlug'), q: 'bo', limit: '5' }, auth: storefront, answers: 'api' },
+  { method: 'GET', path: `${K}/search/suggestions/blocked`, auth: admin, answers: 'api' },
+  { method: 'POST', path: `${K}/search/suggestions/blocked`, body: { kind: 'json', value: { query: 'Bohr  Billig' } }, auth: admin, answers: 'api' },
+  { method: 'DELETE', path: `${K}/search/suggestions/blocked`, query: { query: 'bohr billig' }, auth: admin, answers: 'api' },
   { method: 'OPTIONS', path: `${K}/search/products`, headers: { origin: SHOP_ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' }, auth: 'none', answers: 'api' },
   { method: 'GET', path: `${K}/whoami`, auth: { anyOf: BEYOND_SEARCH }, answers: 'api' },
   { method: 'POST', path: `${K}/search/knowledge`, body: { kind: 'json', value: knowledgeSearch }, auth: knowledgeRead, answers: 'api' },
@@ -158,6 +161,7 @@ export const TEMPLATES: RouteTemplate[] = [
   { method: 'PUT', path: `${K}/synonyms/:id`, params: { id: 'phones' }, body: { kind: 'json', value: { synonyms: ['handy', 'smartphone'], language: 'de' } }, auth: admin, answers: 'api' },
   { method: 'GET', path: `${K}/synonyms/:id`, params: { id: 'phones' }, auth: admin, answers: 'api' },
   { method: 'GET', path: `${K}/synonyms/export`, auth: admin, answers: 'api' },
+  { method: 'POST', path: `${K}/synonyms/import`, query: { site_id: ref('siteSlug'), language: 'de' }, body: { kind: 'text', value: ['handy, smartphone', 'hose => jeans, chino'] }, auth: admin, answers: 'api' },
   { method: 'GET', path: `${K}/search-rules`, query: { site_id: ref('siteSlug'), query: 'bohrer', limit: '10' }, auth: admin, answers: 'api' },
   {
     method: 'PUT', path: `${K}/search-rules/:id`, params: { id: 'bohr' }, auth: admin, answers: 'api',

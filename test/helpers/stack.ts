@@ -30,6 +30,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Host header; defaults to `<tenant>.localhost:<port>`. */
   host?: string;
+  /** The client address to connect from (a loopback address 127.0.0.x: the server sees another caller); default the system's. */
+  localAddress?: string;
 }
 
 export interface TenantFixture {
@@ -119,7 +121,7 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
         headers['content-type'] ??= 'application/json';
       }
       if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload));
-      const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
+      const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent, ...(options.localAddress ? { localAddress: options.localAddress } : {}) }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {

@@ -3,10 +3,13 @@
 // without results, the report's shape, analytics: false and facet-only searches not counted,
 // click and conversion events for a query_id (a retry counted once, CTR and average position),
 // bad events and query_ids refused whole, the events' rate limit for a search-only key, the
-// report's range rules, query suggestions, the tenant setting, and the bound on a day's queries.
+// report's range rules, query suggestions (searched by distinct callers: addresses), the tenant
+// setting, and the bound on a day's queries. The attacks on events and suggestions are in
+// search-analytics-abuse.test.ts.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { before, describe, test } from 'node:test';
+import { QueryIdKey } from '../../src/domain/queryIdKey.js';
 import { QueryIds } from '../../src/domain/queryIds.js';
 import { MAX_QUERY_CHARS, normaliseQuery, SearchCounter } from '../../src/domain/searchCounter.js';
 import { keys } from '../../src/store/keys.js';
@@ -15,7 +18,7 @@ import { assertError, assertInsufficientScope } from '../helpers/assertions.js';
 import { eventually } from '../helpers/eventually.js';
 import type { TenantFixture } from '../helpers/stack.js';
 import { err, stack, useStack } from './api-fixtures.js';
-import { createSiteHttp, SEARCH_PRODUCTS, searchHttp, upsertHttp } from './fixtures.js';
+import { createSiteHttp, SEARCH_PRODUCTS, upsertHttp } from './fixtures.js';
 
 useStack();
 
@@ -30,16 +33,18 @@ const PRODUCTS = {
   outlet: [{ external_id: 'coat', title: 'Winter Coat' }],
 };
 
-async function tenantWithShop(): Promise<{ t: TenantFixture; shop: string; outlet: string }> {
+async function tenantWithShop(): Promise<{ t: TenantFixture; shop: string; outlet: string; product: Record<string, string> }> {
   const t = await stack.tenant();
   const shop = (await createSiteHttp(t, 'shop', 'en')).id;
   const outlet = (await createSiteHttp(t, 'outlet', 'en')).id;
-  for (const [site, products] of Object.entries(PRODUCTS)) for (const p of products) await upsertHttp(t, site, { language: 'en', ...p });
-  return { t, shop, outlet };
+  const product: Record<string, string> = {};
+  for (const [site, products] of Object.entries(PRODUCTS)) for (const p of products) product[p.external_id] = (await upsertHttp(t, site, { language: 'en', ...p })).id;
+  return { t, shop, outlet, product };
 }
 
-const search = async (t: TenantFixture, body: Record<string, unknown>, key?: string) => {
-  const res = await searchHttp(t, SEARCH_PRODUCTS, { mode: 'keyword', ...body }, key ? { key } : {});
+/** A product search; `from`: the loopback address to send it from (another caller for the suggestions). */
+const search = async (t: TenantFixture, body: Record<string, unknown>, key?: string, from?: string) => {
+  const res = await t.request('POST', SEARCH_PRODUCTS, { body: { mode: 'keyword', ...body }, ...(key ? { key } : {}), ...(from ? { localAddress: from } : {}) });
   assert.equal(res.status, 200, res.text);
   return res.body as { total: number; query_id: string | null };
 };
@@ -53,7 +58,7 @@ const reportOnce = (t: TenantFixture, searches: number, query: Record<string, st
     return res.body.searches === searches ? res.body : undefined;
   }, `${searches} searches counted`, { ms: 10_000 });
 const events = (t: TenantFixture, list: unknown[], key?: string) => t.request('POST', `${K}/events`, { body: { events: list }, ...(key ? { key } : {}) });
-const click = (queryId: string | null, position: number, eventId: string = randomUUID()) => ({ event_id: eventId, type: 'click', query_id: queryId, product_id: randomUUID(), position });
+const click = (queryId: string | null, position: number, productId: string, eventId: string = randomUUID()) => ({ event_id: eventId, type: 'click', query_id: queryId, product_id: productId, position });
 const suggestions = (t: TenantFixture, query: Record<string, string>, key?: string) =>
   t.request('GET', `${K}/suggestions?${new URLSearchParams(query)}`, key ? { key } : {});
 
@@ -64,15 +69,19 @@ test('the normal form of a query: NFKC, lower case, trimmed, one space, at most 
   assert.equal(normaliseQuery('😀'.repeat(120)), '😀'.repeat(MAX_QUERY_CHARS));
 });
 
-test('query_ids: the site and time they name; any changed character, another tenant or another secret is refused', async () => {
+test('query_ids: the site, time and positions shown they name; any changed character, another tenant or another secret is refused', async () => {
   const secret = randomBytes(32);
   const ids = new QueryIds(async () => secret);
   const site = randomUUID();
   const now = Date.now();
-  const fresh = await ids.issue('tenant-a', site, now);
-  const earlier = await ids.issue('tenant-a', null, now - 3_600_000);
-  assert.deepEqual(await ids.check('tenant-a', fresh, now), { ok: true, siteId: site, atMs: Math.floor(now / 1000) * 1000 });
-  assert.deepEqual(await ids.check('tenant-a', earlier, now), { ok: true, siteId: null, atMs: Math.floor(now / 1000) * 1000 - 3_600_000 });
+  const fresh = await ids.issue('tenant-a', site, now, { first: 21, last: 40 });
+  const earlier = await ids.issue('tenant-a', null, now - 3_600_000, { first: 1, last: 0 });
+  assert.match(fresh, /^[A-Za-z0-9_-]{58}$/);
+  assert.deepEqual(await ids.check('tenant-a', fresh, now), { ok: true, siteId: site, atMs: Math.floor(now / 1000) * 1000, positions: { first: 21, last: 40 } });
+  assert.deepEqual(await ids.check('tenant-a', earlier, now), { ok: true, siteId: null, atMs: Math.floor(now / 1000) * 1000 - 3_600_000, positions: { first: 1, last: 0 } });
+  // The same search second and site, other positions: another tag.
+  const other = await ids.issue('tenant-a', site, now, { first: 1, last: 20 });
+  assert.deepEqual(await ids.check('tenant-a', `${other.slice(0, 27)}${fresh.slice(27, 41)}${other.slice(41)}`, now), { ok: false, why: 'invalid' });
   assert.deepEqual(await new QueryIds(async () => secret).check('tenant-a', fresh, now), (await ids.check('tenant-a', fresh, now)), 'another process with the same secret');
   for (let i = 0; i < fresh.length; i++) {
     const changed = `${fresh.slice(0, i)}${fresh[i] === 'A' ? 'B' : 'A'}${fresh.slice(i + 1)}`;
@@ -81,6 +90,18 @@ test('query_ids: the site and time they name; any changed character, another ten
   assert.deepEqual(await ids.check('tenant-b', fresh, now), { ok: false, why: 'invalid' });
   assert.deepEqual(await new QueryIds(async () => randomBytes(32)).check('tenant-a', fresh, now), { ok: false, why: 'invalid' });
   assert.deepEqual(await ids.check('tenant-a', fresh, now + DAY_MS + 1000), { ok: false, why: 'expired' });
+
+  // Version 1 (no positions: issued before an upgrade, taken for its day) names any position a search can answer.
+  const v1 = Buffer.alloc(27 + 12);
+  v1[0] = 1;
+  v1.writeUInt32BE(Math.floor(now / 1000), 1);
+  randomBytes(6).copy(v1, 5);
+  v1.write(site.replaceAll('-', ''), 11, 16, 'hex');
+  new QueryIdKey(secret).tag('tenant-a', v1.subarray(0, 27)).copy(v1, 27);
+  const old = v1.toString('base64url');
+  assert.match(old, /^[A-Za-z0-9_-]{52}$/);
+  assert.deepEqual(await ids.check('tenant-a', old, now), { ok: true, siteId: site, atMs: Math.floor(now / 1000) * 1000, positions: { first: 1, last: 1100 } });
+  assert.deepEqual(await ids.check('tenant-b', old, now), { ok: false, why: 'invalid' });
 });
 
 describe('search analytics over HTTP', () => {
@@ -99,7 +120,7 @@ describe('search analytics over HTTP', () => {
     // Not counted: asked not to be, and a facet-only search (limit 0).
     assert.equal((await search(t, { site_id: 'shop', query: 'jacket', analytics: false })).query_id, null);
     assert.equal((await search(t, { site_id: 'shop', query: 'jacket', limit: 0, facets: ['brand'] })).query_id, null);
-    assert.ok(ids.every((id) => typeof id === 'string' && /^[A-Za-z0-9_-]{52}$/.test(id)), String(ids));
+    assert.ok(ids.every((id) => typeof id === 'string' && /^[A-Za-z0-9_-]{58}$/.test(id)), String(ids));
     assert.equal(new Set(ids).size, ids.length, 'every search its own query_id');
 
     const all = await reportOnce(t, 10);
@@ -130,7 +151,7 @@ describe('search analytics over HTTP', () => {
     // Multi-search: each counted search its own query_id; a facet-only one none.
     const multi = await t.request('POST', `${K}/multi`, { body: { searches: [{ query: 'jacket', site_id: 'shop' }, { query: 'jacket', limit: 0 }] } });
     assert.equal(multi.status, 200, multi.text);
-    assert.match(multi.body.results[0].query_id, /^[A-Za-z0-9_-]{52}$/);
+    assert.match(multi.body.results[0].query_id, /^[A-Za-z0-9_-]{58}$/);
     assert.equal(multi.body.results[1].query_id, null);
     await reportOnce(t, 11);
   });
@@ -154,23 +175,23 @@ describe('search analytics over HTTP', () => {
   });
 
   test('click and conversion events: counted once per event_id, CTR and average position', async () => {
-    const { t } = await tenantWithShop();
+    const { t, product } = await tenantWithShop();
     const searchKey = await t.keyWith(['search']);
     const ids = [];
     for (let i = 0; i < 4; i++) ids.push((await search(t, { site_id: 'shop', query: 'jacket' }, searchKey)).query_id!);
     const [q1, q2] = ids;
     const batch = [
-      click(q1, 1, 'e1'), click(q1, 3, 'e2'), click(q2, 2, 'e3'),
-      { event_id: 'e4', type: 'conversion', query_id: q1, product_id: randomUUID() },
+      click(q1, 1, product.red, 'e1'), click(q1, 2, product.blue, 'e2'), click(q2, 2, product.blue, 'e3'),
+      { event_id: 'e4', type: 'conversion', query_id: q1, product_id: product.red },
     ];
     const sent = await events(t, batch, searchKey);
     assert.equal(sent.status, 200, sent.text);
     assert.deepEqual(sent.body, { accepted: 4, duplicates: 0 });
     // A retry after a timeout: nothing counted twice.
     assert.deepEqual((await events(t, batch, searchKey)).body, { accepted: 0, duplicates: 4 });
-    assert.deepEqual((await events(t, [batch[0], { event_id: 'e5', type: 'conversion', query_id: q2, product_id: randomUUID(), position: 2 }, batch[0]])).body, { accepted: 1, duplicates: 2 });
+    assert.deepEqual((await events(t, [batch[0], { event_id: 'e5', type: 'conversion', query_id: q2, product_id: product.blue, position: 2 }, batch[0]])).body, { accepted: 1, duplicates: 2 });
 
-    const expected = { clicks: 3, conversions: 2, click_through_rate: 0.5, conversion_rate: 0.5, average_click_position: 2 };
+    const expected = { clicks: 3, conversions: 2, click_through_rate: 0.5, conversion_rate: 0.5, average_click_position: 1.67 };
     for (const query of [{}, { site_id: 'shop' }] as Record<string, string>[]) {
       const r = await reportOnce(t, 4, query);
       assert.deepEqual({ clicks: r.clicks, conversions: r.conversions, click_through_rate: r.click_through_rate, conversion_rate: r.conversion_rate, average_click_position: r.average_click_position }, expected);
@@ -179,16 +200,16 @@ describe('search analytics over HTTP', () => {
   });
 
   test('bad events are 422s and nothing of the request is counted: forged, malformed, foreign, expired query_ids, bad fields', async () => {
-    const { t } = await tenantWithShop();
+    const { t, product } = await tenantWithShop();
     const own = (await search(t, { site_id: 'shop', query: 'jacket' })).query_id!;
     const foreign = (await search(a.t, { site_id: 'shop', query: 'jacket' })).query_id!;
     const forged = `${own.slice(0, 20)}${own[20] === 'A' ? 'B' : 'A'}${own.slice(21)}`;
     const client = await stack.client();
     const secret = Buffer.from((await client.get(keys.analyticsSecret))!, 'base64');
     client.disconnect();
-    const old = await new QueryIds(async () => secret).issue(t.tenant.id, null, Date.now() - DAY_MS - 60_000);
-    const good = click(own, 1, 'good');
-    const res = await events(t, [good, click(forged, 1), click('abc', 1), click(foreign, 1), click(old, 1)]);
+    const old = await new QueryIds(async () => secret).issue(t.tenant.id, null, Date.now() - DAY_MS - 60_000, { first: 1, last: 20 });
+    const good = click(own, 1, product.red, 'good');
+    const res = await events(t, [good, click(forged, 1, product.red), click('abc', 1, product.red), click(foreign, 1, product.red), click(old, 1, product.red)]);
     const notOurs = "Not a query_id of this tenant's product search answers";
     assert.deepEqual(res.body, {
       detail: [
@@ -199,7 +220,7 @@ describe('search analytics over HTTP', () => {
       ],
     });
     assert.equal(res.status, 422);
-    const missing = await events(t, [good, { event_id: 'x', type: 'click', query_id: own, product_id: randomUUID() }]);
+    const missing = await events(t, [good, { event_id: 'x', type: 'click', query_id: own, product_id: product.red }]);
     assert.deepEqual(missing.body.detail.map((d: { loc: unknown[]; type: string }) => [d.loc, d.type]), [[['body', 'events', 1, 'position'], 'missing']]);
     for (const bad of [{ ...good, position: 0 }, { ...good, type: 'view' }, { ...good, event_id: 'has space' }, { ...good, event_id: '' }, { ...good, product_id: 'p1' }]) {
       const refused = await events(t, [bad]);
@@ -222,9 +243,10 @@ describe('search analytics over HTTP', () => {
     assert.equal(preflight.status, 204, preflight.text);
     assert.equal(preflight.headers['access-control-allow-origin'], origin);
     const queryId = (await search(t, { site_id: 'shop', query: 'boots' }, created.body.key)).query_id!;
+    const boots = a.product.boots;
     const sent = await t.request('POST', `${K}/events`, {
       key: created.body.key, headers: { origin },
-      body: { events: [{ ...click(queryId, 1), userToken: 'shopper-42', eventName: 'Product Clicked', index: 'shop', timestamp: Date.now() }] },
+      body: { events: [{ ...click(queryId, 1, boots), userToken: 'shopper-42', eventName: 'Product Clicked', index: 'shop', timestamp: Date.now() }] },
     });
     assert.equal(sent.status, 200, sent.text);
     assert.equal(sent.headers['access-control-allow-origin'], origin);
@@ -234,26 +256,27 @@ describe('search analytics over HTTP', () => {
   });
 
   test('events of a search-only key are rate limited per key and address (429, Retry-After); catalog:read is not', async () => {
-    const { t } = await tenantWithShop();
+    const { t, product } = await tenantWithShop();
     assert.equal((await t.request('PUT', '/api/knowledge/settings', { body: { search_events_rate_per_s: 2 } })).status, 200);
     const searchKey = await t.keyWith(['search']);
     const queryId = (await search(t, { site_id: 'shop', query: 'jacket' }, searchKey)).query_id!;
-    const answers = await Promise.all(Array.from({ length: 6 }, () => events(t, [click(queryId, 1)], searchKey)));
+    const answers = await Promise.all(Array.from({ length: 6 }, () => events(t, [click(queryId, 1, product.red)], searchKey)));
     const limited = answers.filter((r) => r.status === 429);
     assert.ok(limited.length >= 3, answers.map((r) => r.status).join(','));
     assert.ok(answers.filter((r) => r.status === 200).length >= 1);
     assertError(limited[0], 429);
     assert.ok(Number(limited[0].headers['retry-after']) >= 1);
     const reader = await t.keyWith(['catalog:read']);
-    const free = await Promise.all(Array.from({ length: 6 }, () => events(t, [click(queryId, 1)], reader)));
+    const free = await Promise.all(Array.from({ length: 6 }, () => events(t, [click(queryId, 1, product.red)], reader)));
     assert.deepEqual(free.map((r) => r.status), [200, 200, 200, 200, 200, 200]);
   });
 
   test('suggestions: popular queries with results by prefix of a word, the threshold, a site or the tenant', async () => {
     const { t, outlet } = await tenantWithShop();
     const searchKey = await t.keyWith(['search']);
+    // Each search from another address: another caller (one caller counts once toward a query's suggestion).
     const plan: [string, number][] = [['Blue Jacket', 4], ['red jacket', 3], ['rain boots', 3], ['jacket', 2], ['zzzz', 4]];
-    for (const [query, times] of plan) for (let i = 0; i < times; i++) await search(t, { site_id: 'shop', query }, searchKey);
+    for (const [query, times] of plan) for (let i = 0; i < times; i++) await search(t, { site_id: 'shop', query }, searchKey, `127.0.0.${10 + i}`);
     await search(t, { site_id: outlet, query: 'winter coat' });
     await reportOnce(t, 17);
     const ask = async (query: Record<string, string>) => {
@@ -292,8 +315,11 @@ describe('search analytics over HTTP', () => {
   test('settings: defaults and bounds', async () => {
     const t = await stack.tenant();
     const read = (await t.request('GET', '/api/knowledge/settings')).body;
-    assert.deepEqual([read.search_analytics, read.analytics_retention_days, read.suggestion_min_searches, read.search_events_rate_per_s], [true, 90, 3, 10]);
-    for (const body of [{ analytics_retention_days: 0 }, { analytics_retention_days: 731 }, { suggestion_min_searches: 0 }, { search_events_rate_per_s: -1 }, { search_analytics: 'yes' }]) {
+    assert.deepEqual([read.search_analytics, read.analytics_retention_days, read.suggestion_min_searches, read.search_events_rate_per_s, read.search_events_key_rate_per_s], [true, 90, 3, 10, 100]);
+    for (const body of [
+      { analytics_retention_days: 0 }, { analytics_retention_days: 731 }, { suggestion_min_searches: 0 }, { search_events_rate_per_s: -1 }, { search_analytics: 'yes' },
+      { search_events_key_rate_per_s: -1 }, { search_events_key_rate_per_s: 100_001 }, { search_events_key_rate_per_s: 1.5 },
+    ]) {
       assert.equal((await t.request('PUT', '/api/knowledge/settings', { body })).status, 422, JSON.stringify(body));
     }
   });
@@ -307,10 +333,11 @@ describe('memory stays bounded however many distinct queries are typed', () => {
       const counter = new SearchCounter(repo);
       const tenantId = randomUUID();
       const atMs = Date.now();
-      const record = (query: string, total: number) => counter.record({ tenantId, siteId: null, query, total, atMs, retentionDays: 5 });
-      for (let i = 0; i < 50; i++) record('popular one', 3);
+      const record = (query: string, total: number, caller?: string) =>
+        counter.record({ tenantId, siteId: null, query, total, atMs, retentionDays: 5, searcher: caller ? { caller, userToken: null } : null, maxSearchers: 3 });
+      for (let i = 0; i < 50; i++) record('popular one', 3, `k1 127.0.0.${i}`);
       for (let i = 0; i < 40; i++) record('popular two', 0);
-      for (let i = 0; i < 2000; i++) record(`rare ${i}`, i % 2);
+      for (let i = 0; i < 2000; i++) record(`rare ${i}`, i % 2, i % 2 ? 'k1 127.0.0.1' : undefined);
       await counter.flush();
       for (let i = 0; i < 1400; i++) record(`later ${i}`, 0);
       await counter.flush();
@@ -327,6 +354,15 @@ describe('memory stays bounded however many distinct queries are typed', () => {
         assert.equal(await client.zscore(queries, 'popular two'), '40');
         assert.equal(await client.zscore(keys.searchNoResults(tenantId, bucket, today), 'popular two'), '40');
         assert.equal(await client.zscore(keys.searchHitSums(tenantId, bucket, today), 'popular one'), '150');
+        // Distinct searchers stop at suggestion_min_searches a day; they, and their tags, are trimmed with their queries.
+        const searchers = keys.searchSearchers(tenantId, bucket, today);
+        const tags = keys.searchSearcherTags(tenantId, bucket, today);
+        assert.equal(await client.zscore(searchers, 'popular one'), '3');
+        assert.equal((await client.hgetBuffer(tags, 'popular one'))?.length, 3 * 8);
+        const [searcherCount, tagCount] = await Promise.all([client.zcard(searchers), client.hlen(tags)]);
+        assert.equal(tagCount, searcherCount);
+        for (const query of await client.zrange(searchers, '0', '-1')) assert.notEqual(await client.zscore(queries, query), null, `${query} kept with its searches`);
+        assert.equal(await client.expiretime(tags), Date.parse(`${today}T00:00:00Z`) / 1000 + 3 * 86_400);
         const searches = Number(await client.hget(keys.searchStats(tenantId, bucket, today), 'searches'));
         assert.equal(searches, 50 + 40 + 2000 + 1400, 'every search counted, trimmed or not');
         const expiresAt = await client.expiretime(queries);

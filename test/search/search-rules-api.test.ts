@@ -147,4 +147,19 @@ describe('search rules over HTTP', () => {
     assertInsufficientScope(await t.request('PUT', `${RULES}/x`, { key: reader, body: { query: 'jacke', hide: [id.regen] } }), 'admin');
     assertInsufficientScope(await t.request('DELETE', `${RULES}/x`, { key: reader }), 'admin');
   });
+
+  test('a query without a letter or digit, or holding a control character, is a 422 at query: such a rule would never apply', async () => {
+    for (const query of ['   ', '!!! ???', ' - ']) {
+      assert422(await put('wordless', { query, hide: [id.regen] }), [err(['body', 'query'], "A rule's query needs a letter or digit to match", 'value_error')]);
+    }
+    for (const [query, code] of [['jac\u0000ke', 'U+0000'], ['jacke\tsturm', 'U+0009'], ['jacke\n', 'U+000A']]) {
+      assert422(await put('control', { query, hide: [id.regen] }), [err(['body', 'query'], `A rule's query may not hold a control character (${code})`, 'value_error')]);
+    }
+    assertError(await t.request('GET', `${RULES}/wordless`), 404);
+    assertError(await t.request('GET', `${RULES}/control`), 404);
+    const fine = await put('umlaut', { query: ' Ärmel! ', hide: [id.regen] });
+    assert.equal(fine.status, 201, fine.text);
+    assert.equal(fine.body.query, 'Ärmel!');
+    assert.equal((await t.request('DELETE', `${RULES}/umlaut`)).status, 204);
+  });
 });

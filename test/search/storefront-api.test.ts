@@ -36,7 +36,7 @@ describe('the storefront search page over HTTP', () => {
   test('facet_attributes in the settings: empty by default, stored lower-case and once; an attribute not listed is a 422 that says so', async () => {
     assert.deepEqual((await t.request('GET', SETTINGS)).body.facet_attributes, []);
     assert422(await search({ facets: ['attributes.farbe'] }), [err(['body', 'facets', 0],
-      'The attribute farbe is not facetable: add it to facet_attributes in PUT /api/knowledge/settings (facetable now: none)', 'facet_not_facetable')]);
+      'The attribute farbe is not facetable: an admin adds it to facet_attributes (PUT /api/knowledge/settings)', 'facet_not_facetable')]);
     const put = await t.request('PUT', SETTINGS, { body: { facet_attributes: ['Farbe', 'groesse', 'farbe'] } });
     assert.equal(put.status, 200, put.text);
     assert.deepEqual(put.body.facet_attributes, ['farbe', 'groesse']);
@@ -44,6 +44,17 @@ describe('the storefront search page over HTTP', () => {
     assert422(await t.request('PUT', SETTINGS, { body: { facet_attributes: ['x'.repeat(101)] } }), [
       err(['body', 'facet_attributes', 0], 'String should have at most 100 characters', 'string_too_long'),
     ]);
+  });
+
+  test('an attribute not facetable is a 422 that names none of the configured facet_attributes, to a search-only key or any caller', async () => {
+    assert.equal((await t.request('PUT', SETTINGS, { body: { facet_attributes: ['farbe', 'groesse'] } })).status, 200);
+    const searchKey = await t.keyWith(['search']);
+    for (const k of [searchKey, undefined]) {
+      const res = await searchHttp(t, SEARCH_PRODUCTS, { site_id: 'shop-de', facets: ['attributes.secretthing'] }, k ? { key: k } : {});
+      assert422(res, [err(['body', 'facets', 0],
+        'The attribute secretthing is not facetable: an admin adds it to facet_attributes (PUT /api/knowledge/settings)', 'facet_not_facetable')]);
+      for (const name of ['farbe', 'groesse']) assert.ok(!res.text.includes(name), `the 422 does not name ${name}: ${res.text}`);
+    }
   });
 
   test('facets on attributes and category levels, facets_stats for price and rating', async () => {

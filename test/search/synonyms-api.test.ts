@@ -151,4 +151,40 @@ describe('synonym sets over HTTP', () => {
     assert.equal((await t.request('GET', SYNONYMS + '?limit=200')).headers['x-total-count'], '12', 'nothing of a bad file is stored');
     assertError(await t.request('POST', `${SYNONYMS}/import`, { body: { synonyms: ['a', 'b'] } }), 415);
   });
+
+  test('an entry starting with # is exported with a backslash before it, so that the file reads back the same set, not a comment', async () => {
+    assert.equal((await put('hash', { synonyms: ['#secret', 'geheim'], language: 'fr' })).status, 201);
+    assert.equal((await put('hash-root', { root: '#tag', synonyms: ['etikett', '#b'], language: 'fr' })).status, 201);
+    const exported = await t.request('GET', `${SYNONYMS}/export?language=fr`);
+    assert.equal(exported.status, 200, exported.text);
+    const lines = exported.text.split('\n').filter((l) => l && !l.startsWith('#'));
+    assert.deepEqual([...lines].sort(), ['\\#secret, geheim', '\\#tag => etikett, #b'].sort());
+    const again = await t.request('POST', `${SYNONYMS}/import?language=it`, { raw: exported.text, headers: { 'content-type': 'text/plain' } });
+    assert.deepEqual(again.body, { imported: 2 }, again.text);
+    const it = (await t.request('GET', `${SYNONYMS}?language=it`)).body;
+    assert.deepEqual(it.map((s: { root: string | null; synonyms: string[] }) => [s.root, s.synonyms]).sort(), [[null, ['#secret', 'geheim']], ['#tag', ['etikett', '#b']]].sort());
+  });
+
+  test('an entry holding a control character (NUL, tab, …) is a 422 naming it, in a body and in a file', async () => {
+    assert422(await put('nul', { synonyms: ['handy', 'smart\u0000phone'] }), [
+      err(['body', 'synonyms', 1], 'An entry may not hold a control character (U+0000)', 'value_error'),
+    ]);
+    assert422(await put('tab', { root: 'hand\ty', synonyms: ['smartphone'] }), [err(['body', 'root'], 'An entry may not hold a control character (U+0009)', 'value_error')]);
+    assert422(await put('bell', { synonyms: ['handy', 'smartphone\u0007'] }), [
+      err(['body', 'synonyms', 1], 'An entry may not hold a control character (U+0007)', 'value_error'),
+    ]);
+    assertError(await t.request('GET', `${SYNONYMS}/nul`), 404);
+    const bad = await t.request('POST', `${SYNONYMS}/import?language=nl`, { raw: 'ok, fine\nhan\u0000dy, smartphone\nx => y\u001f\n', headers: { 'content-type': 'text/plain' } });
+    assert422(bad, [
+      err(['body', 2], 'Line 2: An entry may not hold a control character (U+0000) (synonyms.0)', 'value_error'),
+      err(['body', 3], 'Line 3: An entry may not hold a control character (U+001F) (synonyms.0)', 'value_error'),
+    ]);
+    assert.deepEqual((await t.request('GET', `${SYNONYMS}?language=nl`)).body, [], 'nothing of a bad file is stored');
+  });
+
+  test('an unknown site_id of an import is a 422 at the query parameter', async () => {
+    assert422(await t.request('POST', `${SYNONYMS}/import?site_id=nowhere`, { raw: 'a, b\n', headers: { 'content-type': 'text/plain' } }), [
+      err(['query', 'site_id'], "Site 'nowhere' not found", 'site_unknown'),
+    ]);
+  });
 });

@@ -1,6 +1,6 @@
 // The tenant's settings (GET/PUT /api/knowledge/settings): the variant strategy of product search,
 // the facetable attributes, open OAuth registration, the rate limit per key, and search analytics
-// (on or off, retention, suggestions' threshold, the events' rate for search keys). Changes reach
+// (on or off, retention, suggestions' threshold, the events' rates for search keys). Changes reach
 // every server within a second.
 import { useEffect, useState } from 'preact/hooks';
 import { api, get } from '../../api.js';
@@ -65,13 +65,17 @@ export function SettingsTab() {
             <input name="analytics_retention_days" type="number" min={1} max={730} step={1} required value={form.analytics_retention_days}
               onInput={(e) => change({ analytics_retention_days: Math.trunc(Number(e.currentTarget.value)) })} />
           </Field>
-          <Field label="Searches before a query is suggested" hint="A query searched fewer times is never shown to other shoppers">
+          <Field label="Distinct searchers before a query is suggested" hint="A query fewer shoppers searched (each counted once a day) is never shown to others">
             <input name="suggestion_min_searches" type="number" min={1} max={1000} step={1} required value={form.suggestion_min_searches}
               onInput={(e) => change({ suggestion_min_searches: Math.trunc(Number(e.currentTarget.value)) })} />
           </Field>
           <Field label="Event requests per second per search key and address" hint="0: no limit">
             <input name="search_events_rate_per_s" type="number" min={0} max={100_000} step={1} required value={form.search_events_rate_per_s}
               onInput={(e) => change({ search_events_rate_per_s: Math.trunc(Number(e.currentTarget.value)) })} />
+          </Field>
+          <Field label="Event requests per second per search key, all addresses together" hint="0: no limit">
+            <input name="search_events_key_rate_per_s" type="number" min={0} max={100_000} step={1} required value={form.search_events_key_rate_per_s}
+              onInput={(e) => change({ search_events_key_rate_per_s: Math.trunc(Number(e.currentTarget.value)) })} />
           </Field>
           <ErrorBox error={failure} />
           {saved ? <Notice>Saved. Every server applies the settings within a second.</Notice> : null}

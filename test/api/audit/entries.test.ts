@@ -210,7 +210,7 @@ describe('GET /api/knowledge/audit: filter, paging, access', () => {
     await check('?before=abc', [{ loc: ['query', 'before'], msg: "String should match pattern '^(?!0+-0+$)\\d{1,15}-\\d{1,15}$'", type: 'string_pattern_mismatch' }]);
     await check('?limit=0', [{ loc: ['query', 'limit'], msg: 'Input should be greater than or equal to 1', type: 'greater_than_equal' }]);
     await check('?limit=201', [{ loc: ['query', 'limit'], msg: 'Input should be less than or equal to 200', type: 'less_than_equal' }]);
-    const types = "'site', 'category', 'product', 'bulk_job', 'settings', 'user', 'api_key', 'oauth_client', 'knowledge_entry', 'synonym_set' or 'search_rule'";
+    const types = "'site', 'category', 'product', 'bulk_job', 'settings', 'user', 'api_key', 'oauth_client', 'knowledge_entry', 'synonym_set', 'search_rule' or 'blocked_suggestion'";
     await check('?entity_type=tenant', [{ loc: ['query', 'entity_type'], msg: `Input should be ${types}`, type: 'enum' }]);
   });
 
