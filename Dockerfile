@@ -1,5 +1,8 @@
 # kcs from source, run with tsx. `docker compose up` uses it for `kcs serve` and `kcs worker`.
-FROM node:20-bookworm-slim
+# Node 20, 22 or 24: on 24 (the LTS line) HTTP is served by node:http; NODE_VERSION=20 serves it
+# with uWebSockets.js, whose build needs Node 20 (past its end of life).
+ARG NODE_VERSION=24
+FROM node:${NODE_VERSION}-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund

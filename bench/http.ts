@@ -1,7 +1,8 @@
 // HTTP benchmark: kcs's GET /api/knowledge/sites/{id} (tenant from Host, API-key auth, the site
-// from Redis) against a bare uWebSockets.js app answering the same bytes, the ceiling of this
-// machine. Server, ceiling and redis-server each run in their own process; this process only
-// generates load (autocannon) and reports. Everything talks over 127.0.0.1.
+// from Redis) on each HTTP front against a bare server of the same kind answering the same bytes:
+// kcs on uWebSockets.js against a bare uWS app, kcs on node:http against a bare node:http server.
+// Servers, ceilings and redis-server each run in their own process; this process only generates
+// load (autocannon) and reports, with each process's CPU time a request. Everything talks over 127.0.0.1.
 //
 //   npm run bench:http                      5 s per run after a 1 s warm-up
 //   BENCH_SECONDS=10 npm run bench:http     longer runs
@@ -10,6 +11,7 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { fmt, noteOtherLoad, positiveInt, runBench, type Undo } from './support/harness.js';
+import { startKcs } from './support/kcs.js';
 import { warmThenLoad, type LoadResult } from './support/load.js';
 import { redisVersion } from './support/proc.js';
 import { startBenchStack } from './support/stack.js';
@@ -18,62 +20,71 @@ const SECONDS = positiveInt('BENCH_SECONDS', 5);
 const WARMUP_SECONDS = 1;
 const CONNECTIONS = [1, 64];
 const HOST = '127.0.0.1';
+const FRONTS = ['uws', 'node'] as const;
+type Front = (typeof FRONTS)[number];
+/** What each server writes itself, left out of the bytes the bare ceiling is given (it writes them itself too). */
+const AUTOMATIC: Record<Front, Set<string>> = { uws: new Set(['date', 'uwebsockets', 'content-length']), node: new Set(['date', 'connection']) };
 
 interface Run extends LoadResult {
-  target: 'kcs' | 'bare uWS';
+  front: Front;
+  target: 'kcs' | 'bare';
   connections: number;
 }
 
 // Bounded even if something hangs: startup, every run, and a margin.
-runBench('bench:http', (CONNECTIONS.length * 2 * (SECONDS + WARMUP_SECONDS + 15) + 90) * 1000, main);
+runBench('bench:http', (FRONTS.length * CONNECTIONS.length * 2 * (SECONDS + WARMUP_SECONDS + 15) + 120) * 1000, main);
 
 async function main(undo: Undo): Promise<number> {
-  const { redis, serve, siteId } = await startBenchStack(undo, 'http');
-  const { port, key, host } = serve;
-
+  const { redis, serve, siteId } = await startBenchStack(undo, 'http', { env: { KCS_HTTP: 'uws' } });
+  const serveNode = await startKcs(undo, 'serve', { redis: redis.at, env: { KCS_HTTP: 'node' } });
+  const { key, host } = serve;
   const path = `/api/knowledge/sites/${siteId}`;
   const headers = { host, authorization: `Bearer ${key}` };
   // The request bytes autocannon sends (see autocannon/lib/httpRequestBuilder.js): used once
   // per target to capture and compare the responses on the wire.
   const rawRequest = `GET ${path} HTTP/1.1\r\nConnection: keep-alive\r\nhost: ${headers.host}\r\nauthorization: ${headers.authorization}\r\n\r\n`;
 
-  const kcsResponse = parseResponse(await rawExchange(port, rawRequest));
-  if (!kcsResponse.status.startsWith('200 ')) throw new Error(`kcs answered ${kcsResponse.status}: ${kcsResponse.body}`);
-  if ((JSON.parse(kcsResponse.body) as { id?: string }).id !== siteId) throw new Error(`unexpected body: ${kcsResponse.body}`);
-
-  // uWS writes Date, uWebSockets and Content-Length itself, for kcs and the ceiling alike.
-  const automatic = new Set(['date', 'uwebsockets', 'content-length']);
-  const response = { status: kcsResponse.status, headers: kcsResponse.headers.filter(([name]) => !automatic.has(name.toLowerCase())), body: kcsResponse.body };
-  const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/support/bare.ts'], {
-    env: { ...process.env, BENCH_RESPONSE: JSON.stringify(response) }, stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  undo(() => void bare.kill());
-  // Its first line is its port; exiting instead, it failed to start.
-  const started = await Promise.race([once(bare.stdout!, 'data').then(([line]) => String(line)), once(bare, 'exit').then(() => '')]);
-  const barePort = Number(started);
-  if (!barePort) throw new Error('the bare uWS ceiling did not start');
-
-  // Same bytes on the wire, apart from the Date and the (per-request) X-Request-Id values.
-  const normalise = (raw: string) => raw.replace(/\r\n(Date|X-Request-Id): [^\r]*/gi, '\r\n$1: *');
-  const [kcsRaw, bareRaw] = [await rawExchange(port, rawRequest), await rawExchange(barePort, rawRequest)];
-  if (normalise(kcsRaw) !== normalise(bareRaw)) {
-    throw new Error(`the ceiling's response differs from kcs's:\n--- kcs\n${kcsRaw}\n--- bare\n${bareRaw}`);
+  const kcs: Record<Front, { port: number; pid: number | undefined }> = { uws: { port: serve.port, pid: serve.pid }, node: { port: serveNode.port, pid: serveNode.pid } };
+  const bare: Record<Front, { port: number; pid: number | undefined }> = { uws: { port: 0, pid: undefined }, node: { port: 0, pid: undefined } };
+  let bytes = 0;
+  for (const front of FRONTS) {
+    const raw = await rawExchange(kcs[front].port, rawRequest);
+    const response = parseResponse(raw);
+    if (!response.status.startsWith('200 ')) throw new Error(`kcs (${front}) answered ${response.status}: ${response.body}`);
+    if ((JSON.parse(response.body) as { id?: string }).id !== siteId) throw new Error(`unexpected body: ${response.body}`);
+    bytes = Buffer.byteLength(raw);
+    const fixed = { status: response.status, headers: response.headers.filter(([name]) => !AUTOMATIC[front].has(name.toLowerCase())), body: response.body };
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/support/bare.ts'], {
+      env: { ...process.env, BENCH_RESPONSE: JSON.stringify(fixed), BENCH_BARE: front }, stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    undo(() => void child.kill());
+    // Its first line is its port; exiting instead, it failed to start.
+    const started = await Promise.race([once(child.stdout!, 'data').then(([line]) => String(line)), once(child, 'exit').then(() => '')]);
+    bare[front] = { port: Number(started), pid: child.pid };
+    if (!bare[front].port) throw new Error(`the bare ${front} ceiling did not start`);
+    // Same bytes on the wire, apart from the Date and the (per-request) X-Request-Id values.
+    const normalise = (text: string) => text.replace(/\r\n(Date|X-Request-Id): [^\r]*/gi, '\r\n$1: *');
+    const bareRaw = await rawExchange(bare[front].port, rawRequest);
+    if (normalise(raw) !== normalise(bareRaw)) throw new Error(`the ${front} ceiling's response differs from kcs's:\n--- kcs\n${raw}\n--- bare\n${bareRaw}`);
   }
 
-  const pids: Record<string, number | undefined> = { 'kcs': serve.pid, 'bare uWS': bare.pid, ...redis.pids };
   console.log(
     `bench:http  ${availableParallelism()} cores, Node ${process.version}, ${redisVersion()}, ` +
-      `${WARMUP_SECONDS} s warm-up + ${SECONDS} s per run, response ${Buffer.byteLength(kcsRaw)} bytes\n` +
+      `${WARMUP_SECONDS} s warm-up + ${SECONDS} s per run, response ~${bytes} bytes\n` +
       `GET ${path}  Host: ${headers.host}\n`,
   );
 
   const runs: Run[] = [];
-  for (const connections of CONNECTIONS) {
-    for (const [target, targetPort] of [['kcs', port], ['bare uWS', barePort]] as const) {
-      const watched: Record<string, number | undefined> = { 'load generator': process.pid, [target]: pids[target] };
-      if (target === 'kcs') watched['redis-server'] = pids['redis-server'];
-      const options = { url: `http://${HOST}:${targetPort}${path}`, headers, connections };
-      runs.push({ target, connections, ...(await warmThenLoad(`${target.padEnd(8)} c=${String(connections).padEnd(3)}`, options, WARMUP_SECONDS, SECONDS, watched)) });
+  for (const front of FRONTS) {
+    for (const connections of CONNECTIONS) {
+      for (const target of ['kcs', 'bare'] as const) {
+        const at = target === 'kcs' ? kcs[front] : bare[front];
+        const watched: Record<string, number | undefined> = { 'load generator': process.pid, [target]: at.pid };
+        if (target === 'kcs') watched['redis-server'] = redis.pids['redis-server'];
+        const options = { url: `http://${HOST}:${at.port}${path}`, headers, connections };
+        const label = `${front.padEnd(4)} ${target.padEnd(4)} c=${String(connections).padEnd(3)}`;
+        runs.push({ front, target, connections, ...(await warmThenLoad(label, options, WARMUP_SECONDS, SECONDS, watched)) });
+      }
     }
   }
 
@@ -87,14 +98,21 @@ async function main(undo: Undo): Promise<number> {
   return 0;
 }
 
+/** CPU microseconds a request of the server's process (and Redis's, for kcs). */
+const cpuPerRequest = (r: Run, name: string) => (r.cpu[name] === undefined || r.rps === 0 ? NaN : (r.cpu[name] * 1e6) / r.rps);
+
 function table(runs: Run[]): string {
-  const ceiling = (c: number) => runs.find((r) => r.target === 'bare uWS' && r.connections === c)?.rps;
   const rows = runs.map((r) => {
-    const base = ceiling(r.connections);
-    const share = r.target === 'bare uWS' ? 'ceiling' : base ? `${fmt((100 * r.rps) / base, 0)} %` : 'n/a';
-    return `| ${r.target} | ${r.connections} | ${fmt(r.rps, 0)} | ${fmt(r.p50, 3)} | ${fmt(r.p99, 3)} | ${share} |`;
+    const ceiling = runs.find((b) => b.front === r.front && b.target === 'bare' && b.connections === r.connections);
+    const share = r.target === 'bare' ? 'ceiling' : ceiling ? `${fmt(r.rps / ceiling.rps, 2)}×` : 'n/a';
+    const redisCpu = r.target === 'kcs' ? fmt(cpuPerRequest(r, 'redis-server'), 0) : '';
+    return `| ${r.front} | ${r.target} | ${r.connections} | ${fmt(r.rps, 0)} | ${fmt(r.p50, 3)} | ${fmt(r.p99, 3)} | ${fmt(cpuPerRequest(r, r.target), 0)} | ${redisCpu} | ${share} |`;
   });
-  return ['| target | connections | req/s | p50 ms | p99 ms | % of bare ceiling |', '|---|---:|---:|---:|---:|---:|', ...rows].join('\n');
+  return [
+    '| front | server | connections | req/s | p50 ms | p99 ms | server CPU µs/req | Redis CPU µs/req | ÷ bare of its front |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
 }
 
 // ---- helpers ----

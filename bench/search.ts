@@ -11,7 +11,10 @@
 //      POST /api/knowledge/search/products with autocannon at 1 and 32 connections; on the Query
 //      Engine each keyword run beside the direct floor's (support/searchDirect.ts: a plain node:http
 //      server answering the same bodies with one FT.SEARCH and an FT.AGGREGATE per facet over the
-//      same products as plain hashes on the same server), and kcs ÷ direct.
+//      same products as plain hashes on the same server), and kcs ÷ direct; on the built-in engine
+//      beside a plain node:http server holding MiniSearch over the same products
+//      (support/searchMiniSearch.ts: fuzzy 0.2, the last word a prefix, filters, facets counted over
+//      the hits), and kcs ÷ MiniSearch server; each side's CPU a search.
 //   3. Baselines in the same run: the exact brute-force scan per query (the naive alternative to
 //      HNSW), raw Redis round trips to each server (PING; HMGET of the 20 product hashes a page
 //      of hits reads), and in step 1 the keyword set as the direct floor's commands from this process.
@@ -25,6 +28,8 @@
 //                                                 1,000,000 products (BENCH_STAGES), measured at each
 //   BENCH_PRODUCTS=5000 BENCH_SECONDS=2 ...      a quick look
 //   BENCH_QUERIES=… BENCH_RECALL_QUERIES=…       queries per set (2,000), recall queries per case (300)
+//   BENCH_MINISEARCH=0 ...                       without the MiniSearch server beside the built-in keyword runs (it
+//                                                 holds the catalogue in its heap: ~0.5 GiB at 100,000 products)
 //   BENCH_CPU_PROF=<dir> ...                     CPU profiles of the serve children
 //
 // The vectors are stored under the local embedder's model id (use-lite-512-en), so that the HTTP
@@ -36,7 +41,7 @@ import { queryEngineServer } from './support/redisServers.js';
 import { openBuiltinColumn } from './support/searchBuiltinColumn.js';
 import { catalogueWriter, type Catalogued } from './support/searchCatalogue.js';
 import type { Column } from './support/searchColumn.js';
-import { ANCHORS, BUILTIN, CLUSTERS, DIM, GERMAN, QUERIES, QUERY_ENGINE, RECALL_QUERIES, SECONDS, SITES, STAGES, WARMUP_SECONDS } from './support/searchConfig.js';
+import { ANCHORS, BUILTIN, CLUSTERS, DIM, GERMAN, MINISEARCH, QUERIES, QUERY_ENGINE, RECALL_QUERIES, SECONDS, SITES, STAGES, WARMUP_SECONDS } from './support/searchConfig.js';
 import { directKeyword, measureEngine, redisFloor } from './support/searchEngineBench.js';
 import { overHttp, PATH, type HttpQueries } from './support/searchHttpBench.js';
 import { makePlan } from './support/searchQueries.js';
@@ -45,15 +50,17 @@ import { latency, Summary } from './support/searchSummary.js';
 
 // The budget: data, writes, the build, the query sets, recall, two serve builds and 12 HTTP runs per
 // engine and stage (each drained), with margin. The Query Engine's writes are slower (the server
-// indexes inline, and the direct floor's copy is written too), its queries are round trips.
+// indexes inline, and the direct floor's copy is written too), its queries are round trips. The
+// MiniSearch server loads the catalogue at each stage (~0.2 ms a product) and runs twice.
 const PRODUCTS = Math.max(...STAGES);
 const perEngine = (writeSeconds: number, querySeconds: number) =>
   PRODUCTS * writeSeconds + STAGES.length * ((QUERIES * 5 + RECALL_QUERIES * 2) * querySeconds + 12 * (SECONDS + WARMUP_SECONDS + 10));
-runBench('bench:search', (300 + (BUILTIN ? perEngine(0.009, 0.02) : 0) + (QUERY_ENGINE ? perEngine(0.008, 0.036) : 0)) * 1000, main);
+const miniSearch = STAGES.length * (PRODUCTS * 0.0005 + 2 * (SECONDS + WARMUP_SECONDS + 10));
+runBench('bench:search', (300 + (BUILTIN ? perEngine(0.009, 0.02) + (MINISEARCH ? miniSearch : 0) : 0) + (QUERY_ENGINE ? perEngine(0.008, 0.036) : 0)) * 1000, main);
 
 async function main(undo: Undo): Promise<number> {
   const summary = new Summary();
-  const columns: Column[] = BUILTIN ? [await openBuiltinColumn(undo)] : [];
+  const columns: Column[] = BUILTIN ? [await openBuiltinColumn(undo, { miniSearch: MINISEARCH })] : [];
   const moduleUrl = await queryEngineServer(undo);
   if (moduleUrl) columns.push(await openQueryEngineColumn(undo, moduleUrl));
   if (columns.length === 0) return (console.log('bench:search: BENCH_ENGINES=redis-query-engine needs BENCH_REDIS_URL, or BENCH_QE_REDIS_SERVER and BENCH_QE_MODULE; skipped'), 0);

@@ -24,13 +24,14 @@ export const SUITES = [
   'test/api/bulk',
   'test/api/knowledge-entries',
   'test/workers/embedding.test.ts',
+  'test/search/unserved-language.test.ts',
 ];
 
 /**
  * Run after the others, alone: its workers change the embedding model, and the workers of a model
  * re-embed every tenant of the server, so no suite of another model may run beside it.
  */
-export const ALONE = ['test/workers/reembed.test.ts'];
+export const ALONE = ['test/workers/reembed.test.ts', 'test/workers/language-model-switch.test.ts'];
 
 /** The test files at a path: the file itself, or every *.test.ts below a folder. */
 export const testFiles = (path: string): string[] =>

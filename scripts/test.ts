@@ -1,5 +1,6 @@
-// `npm test`: every test file on private redis-servers, then the cluster pass: the HTTP suites
-// again, on 6-node Redis Clusters (3 masters with a replica each, started here from redis-server). `npm test -- <files>` runs just those files (no cluster pass);
+// `npm test`: every test file on private redis-servers, then the HTTP suites again on the
+// node:http front, then the cluster pass: the HTTP suites again, on 6-node Redis Clusters (3
+// masters with a replica each, started here from redis-server). `npm test -- <files>` runs just those files (no cluster pass);
 // `npm run test:cluster` runs only the cluster pass.
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
@@ -31,9 +32,21 @@ const CLUSTER_SUITES = [
 const testFiles = (path: string): string[] =>
   statSync(path).isDirectory() ? readdirSync(path).sort().flatMap((name) => testFiles(join(path, name))) : path.endsWith('.test.ts') ? [path] : [];
 
-function runTests(files: string[]): boolean {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+/**
+ * The suites run a second time on the node:http front (KCS_HTTP=node; the first run takes the
+ * default, uWebSockets.js on Node 20): the protocol and hostile-input cases, the fuzz of every route
+ * family, and the HTTP suites of auth, storefront keys and search.
+ */
+const NODE_FRONT_SUITES = ['test/http', 'test/fuzz/fuzz.test.ts', 'test/api/auth.test.ts', 'test/api/storefront', 'test/search/api-routes.test.ts'];
+
+function runTests(files: string[], env: Record<string, string> = {}): boolean {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env: { ...process.env, ...env } });
   return result.status === 0;
+}
+
+function nodeFrontPass(): boolean {
+  process.stdout.write('\n# node:http front pass (KCS_HTTP=node): the HTTP suites again\n');
+  return runTests(NODE_FRONT_SUITES.flatMap(testFiles), { KCS_HTTP: 'node' });
 }
 
 /** One suite file on the cluster; its output is printed whole once it ends (two lanes run at once). */
@@ -83,5 +96,5 @@ const args = process.argv.slice(2);
 let ok: boolean;
 if (args[0] === '--cluster-only') ok = await clusterPass();
 else if (args.length > 0) ok = runTests(args);
-else ok = [runTests(testFiles('test')), await clusterPass()].every(Boolean);
+else ok = [runTests(testFiles('test')), nodeFrontPass(), await clusterPass()].every(Boolean);
 process.exit(ok ? 0 : 1);

@@ -47,7 +47,8 @@ import { requestPipeline } from './http/pipeline.js';
 import type { WriteConfirmation } from './domain/writeConfirmation.js';
 import { HttpMetrics } from './http/metrics.js';
 import type { Route } from './http/route.js';
-import { HttpServer } from './http/server.js';
+import { chooseFront } from './http/front.js';
+import { RequestHandler } from './http/handler.js';
 import type { Logger } from './log.js';
 import { EmbedQueue, noEmbedding, noEntryEmbedding } from './queue/embed.js';
 import { IngestQueue } from './queue/ingest.js';
@@ -84,7 +85,7 @@ export interface ServiceOptions {
   searchRefresh?: SearchRefresh;
   /** What document writes do for the engine serving search (src/search/index.ts searchWrites); none by default. */
   search?: SearchWrites;
-  /** The model documents are embedded with (null: embedding is off), for the embedding status. */
+  /** The model documents are embedded with (null: embedding is off), for the embedding status and the languages products are embedded in. */
   model?: ConfiguredModel | null;
 }
 
@@ -92,7 +93,11 @@ export interface ServiceOptions {
 export function createServices(redis: Store, options: ServiceOptions = {}) {
   const { queues = {}, oauthLifetimes = DEFAULT_OAUTH_LIFETIMES, searchRefresh = noSearchRefresh } = options;
   const projection = options.search?.projection ?? null;
-  const embedding: EmbeddingScheduler = queues.embed ?? noEmbedding;
+  // Products in a language the model does not serve are stored skipped, with no job (domain/products.ts).
+  const embedQueue = queues.embed;
+  const embedding: EmbeddingScheduler = embedQueue
+    ? { initialStatus: 'pending', languages: options.model?.languages ?? null, schedule: (tenantId, items) => embedQueue.schedule(tenantId, items) }
+    : noEmbedding;
   const tenants = new TenantService(new TenantRepository(redis), options.search?.tenantCreated);
   const users = new UserService(new UserRepository(redis));
   const oauthStore = new OAuthRepository(redis);
@@ -229,6 +234,15 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
   });
   const queryModel = (spec: EmbedderSpec) => createQueryModel(spec, config.embedding.query);
   const embedders = embedder ? new QueryEmbedders({ configured: new QueryEmbedder(queryModel(config.embedding)!), registry, spec: config.embedding, build: queryModel }) : null;
+  // The query model loads now, in the background (a hosted one has nothing to load), not on the
+  // first semantic search: /readyz answers 503 until it is loaded.
+  if (embedders && config.embedding.provider !== 'hf') {
+    const loading = performance.now();
+    embedders.configured.load().then(
+      () => log.info({ model: embedder!.modelId, ms: Math.round(performance.now() - loading) }, 'query embedding model loaded'),
+      (err: Error) => log.error({ model: embedder!.modelId, err: err.message }, 'the query embedding model failed to load; semantic searches fall back to keyword'),
+    );
+  }
   const search = new SearchService({
     engine,
     embedders,
@@ -253,17 +267,21 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
     resolvers: [oauthResolver(services.oauth)],
   });
   const metrics = new HttpMetrics();
+  const http = chooseFront(config.httpFront);
 
   let openApiDoc: unknown;
   const routes: Route[] = [
     ...systemRoutes({
       metrics,
       ready: async () => {
+        const semantic = embedders?.configured.state ?? 'off';
         const redisUp = redis.status === 'ready' && (await redis.ping().then(() => true, () => false));
-        if (!redisUp) return { ready: false };
-        return engine.ready ? { ready: true } : { ready: false, progress: { search: { engine: engine.name, ...searchProgress } } };
+        if (!redisUp) return { ready: false, semantic };
+        if (!engine.ready) return { ready: false, progress: { search: { engine: engine.name, ...searchProgress } }, semantic };
+        return semantic === 'loading' ? { ready: false, progress: {}, semantic } : { ready: true, semantic };
       },
       openApi: () => (openApiDoc ??= buildOpenApi(routes, { title: 'kcs', version: VERSION })),
+      httpFront: http.kind,
     }),
     ...siteRoutes(services.sites),
     ...categoryRoutes(services.categories),
@@ -286,9 +304,13 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
 
   const confirmations = await writeConfirmation({ config, redis, queueConnection: queues.connection, log });
   const dispatch = requestPipeline(guard, confirmations);
-  const server = new HttpServer({ routes, dispatch, log, metrics, unavailable: isUnavailable });
-  const port = await server.listen(config.host, config.port);
-  log.info({ host: config.host, port }, 'listening');
+  const handler = new RequestHandler({ routes, dispatch, log, metrics, unavailable: isUnavailable });
+  const server = http.open(handler);
+  if (http.fallback) log.info({ reason: http.fallback }, 'uWebSockets.js does not load here: serving HTTP with node:http');
+  const port = await server.listen(config.host, config.port).catch((error: Error) => {
+    throw new Error(`cannot listen on ${config.host}:${config.port} (${error.message})`);
+  });
+  log.info({ host: config.host, port, http: server.kind }, 'listening');
 
   return {
     port,

@@ -50,7 +50,12 @@ export interface Config {
   searchEngine: SearchEngineChoice;
   /** Facets are counted exactly over at most this many matches of a search, from a sample beyond (search/facets.ts). */
   facetExactLimit: number;
+  /** The HTTP front (http/front.ts): uWebSockets.js, node:http, or auto (uWS where its build loads). */
+  httpFront: HttpFrontChoice;
 }
+
+export const HTTP_FRONTS = ['auto', 'uws', 'node'] as const;
+export type HttpFrontChoice = (typeof HTTP_FRONTS)[number];
 
 export const SEARCH_ENGINES = ['auto', 'builtin', 'redis'] as const;
 export type SearchEngineChoice = (typeof SEARCH_ENGINES)[number];
@@ -217,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embedding,
     workerQueues: workerQueues as WorkerQueue[],
     searchEngine: oneOf('KCS_SEARCH_ENGINE', 'auto', SEARCH_ENGINES),
+    httpFront: oneOf('KCS_HTTP', 'auto', HTTP_FRONTS),
     facetExactLimit: int('KCS_FACET_EXACT_LIMIT', FACET_EXACT_LIMIT, { min: 1, max: 10_000_000 }),
     oauth: {
       codeTtlS: int('KCS_OAUTH_CODE_TTL_S', DEFAULT_OAUTH_LIFETIMES.codeTtlS, { min: 1, max: 600 }),

@@ -37,8 +37,14 @@ export interface EmbedWorkerOptions {
   lockMs?: number;
 }
 
-/** How often the worker asks whether to yield. */
+/** How often the worker asks whether imports still run while it yields to them (to see them end). */
 const YIELD_POLL_MS = 250;
+/**
+ * How often it asks while it does not yield: the queue's events tell it the moment an import
+ * starts (watchStarts), so this only covers an event missed (a reconnect). At 250 ms, an idle
+ * worker spent more on asking than on anything else.
+ */
+const IDLE_POLL_MS = 5000;
 /**
  * How long imports must have been idle before the model runs again: a connector's bulk requests
  * come one after another, and between two jobs the next body is still being uploaded and checked
@@ -109,6 +115,17 @@ export function embedWorker(connection: RedisClient, { embedder, vectors, jobs, 
   // (the threads' low priority alone still cost an import a sixth of its speed in bench:embedding).
   let yielding = false;
   let busySeen = 0;
+  let poll: NodeJS.Timeout | null = null;
+  /** The next question whether an import runs: soon while yielding or just after (to resume), seldom otherwise. */
+  const askSoon = (first = false): void => {
+    if (!yieldTo || worker.closing) return;
+    if (poll) clearTimeout(poll);
+    const waiting = first || yielding || performance.now() - busySeen < RESUME_AFTER_MS;
+    poll = setTimeout(() => {
+      poll = null;
+      yieldTo().then(yieldNow, (err: unknown) => log.warn({ err: (err as Error).message }, 'could not ask whether an import runs')).finally(() => poll ?? askSoon());
+    }, waiting ? YIELD_POLL_MS : IDLE_POLL_MS);
+  };
   const yieldNow = async (busy: boolean) => {
     if (busy) busySeen = performance.now();
     else if (performance.now() - busySeen < RESUME_AFTER_MS) return;
@@ -116,20 +133,21 @@ export function embedWorker(connection: RedisClient, { embedder, vectors, jobs, 
     yielding = busy;
     if (busy) {
       batcher.hold();
+      // Asked soon from now on, to see the import end.
+      askSoon();
       await worker.pause(true);
     } else {
       batcher.release();
       worker.resume();
     }
   };
-  const poll = yieldTo && setInterval(() => {
-    yieldTo().then(yieldNow, (err: unknown) => log.warn({ err: (err as Error).message }, 'could not ask whether an import runs'));
-  }, YIELD_POLL_MS);
+  // The first question soon: an import that began before this worker sent no event it heard.
+  askSoon(true);
   // An import's start holds the model at once; the poll sees its end.
   const stopWatching = watchStarts?.(() => void yieldNow(true));
   // A stop waits for the model calls under way, not for every job behind them (the backlog stays queued).
   worker.on('closing', () => {
-    if (poll) clearInterval(poll);
+    if (poll) clearTimeout(poll);
     void stopWatching?.();
     batcher.close();
   });

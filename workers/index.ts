@@ -15,6 +15,7 @@ import { VectorRepository } from '../src/store/vectors.js';
 import { keys } from '../src/store/keys.js';
 import { EmbeddingModelRegistry } from '../src/store/embeddingModels.js';
 import { ReembedRepository } from '../src/store/reembed.js';
+import { EmbeddingProgressRepository } from '../src/store/embeddingProgress.js';
 import { embedWorker } from './embed.js';
 import { ingestWorker } from './ingest.js';
 import { maintenanceWorker } from './maintenance.js';
@@ -51,7 +52,7 @@ export async function startWorkers(config: Config, redisAt: RedisAt, log: Logger
   const embedder = createEmbedder(config.embedding, { threaded: true });
   const search = searchWrites(await resolveSearchEngine(redis, config.searchEngine), redis, indexOptionsOf(embedder));
   const { projection } = search;
-  const services = createServices(redis, { queues, search });
+  const services = createServices(redis, { queues, search, model: embedder });
   // BullMQ leaves a connection it was handed open on close: we own it and close it.
   const connection = queueConnection(redisAt);
   const wanted = new Set(config.workerQueues);
@@ -73,7 +74,7 @@ export async function startWorkers(config: Config, redisAt: RedisAt, log: Logger
       await lane.connect();
     }
     workers.push(ingestWorker(connection, {
-      lanes: laneConnections.map((lane) => createServices(lane, { queues, search }).ingest), jobs: services.jobs, concurrency: config.workerConcurrency, log, lockMs: config.ingestLockMs,
+      lanes: laneConnections.map((lane) => createServices(lane, { queues, search, model: embedder }).ingest), jobs: services.jobs, concurrency: config.workerConcurrency, log, lockMs: config.ingestLockMs,
       writes,
     }));
   }
@@ -88,10 +89,14 @@ export async function startWorkers(config: Config, redisAt: RedisAt, log: Logger
     }));
     // A tenant whose documents have vectors of another model (or of none known yet) is embedded
     // again with this one, in the background (store/reembed.ts); one searched with it already keeps
-    // only the vectors search reads (once per tenant and model: data of earlier builds).
+    // only the vectors search reads (once per tenant and model: data of earlier builds). Products
+    // skipped in a language this model serves (or written with embedding off) are embedded now.
+    const progress = new EmbeddingProgressRepository(redis);
+    const serves = (language: string) => language === '' || embedder.languages.includes(language);
     for (const tenantId of await redis.hvals(keys.tenantSlugs)) {
-      if ((await reembed.activeModel(tenantId)) !== embedder.modelId) await queues.maintenance.scheduleReembed(tenantId, embedder.modelId);
+      if ((await reembed.activeModel(tenantId)) !== embedder.modelId) await queues.maintenance.scheduleReembed(tenantId, embedder.modelId, embedder.languages);
       else await queues.maintenance.scheduleVectorCleanup(tenantId, embedder.modelId, { delayMs: 0, once: true });
+      if ([...(await progress.skippedProducts(tenantId)).keys()].some(serves)) await queues.maintenance.scheduleEmbedSkipped(tenantId, embedder.modelId, embedder.languages);
     }
   }
   await Promise.all(workers.map((w) => w.waitUntilReady()));

@@ -44,12 +44,24 @@ export function maintenanceWorker(connection: RedisClient, { products, backfill,
           const { tenantId, model } = job.data;
           if ((await reembed.repo.activeModel(tenantId)) === model) return { skipped: true };
           await reembed.search.reembedStarts(tenantId);
-          const stale = await reembed.repo.stale(tenantId, model);
+          const stale = await reembed.repo.stale(tenantId, model, job.data.languages ?? null);
+          // No vectors for what nothing would read: a product in a language the new model does not serve.
+          const unserved = await reembed.repo.markUnserved(tenantId, stale.unserved);
           await reembed.repo.start(tenantId, model, stale);
           await reembed.queue.scheduleReembed(tenantId, { kind: 'product', ids: stale.products, model });
           await reembed.queue.scheduleReembed(tenantId, { kind: 'entry', ids: stale.entries, model });
-          log.info({ job: job.id, tenant: tenantId, model, products: stale.products.length, entries: stale.entries.length }, 're-embedding with another model');
-          return { products: stale.products.length, entries: stale.entries.length };
+          log.info({ job: job.id, tenant: tenantId, model, products: stale.products.length, entries: stale.entries.length, unserved }, 're-embedding with another model');
+          return { products: stale.products.length, entries: stale.entries.length, unserved };
+        }
+        case 'embed-skipped': {
+          if (!reembed) throw new Error('this worker embeds nothing');
+          const { tenantId, model, languages } = job.data;
+          const skipped = await reembed.repo.skippedServed(tenantId, languages);
+          // Queued first: a worker killed before the mark leaves them skipped, and embedded all the same.
+          await reembed.queue.scheduleSkipped(tenantId, skipped.map((p) => p.id));
+          const pending = await reembed.repo.markPending(tenantId, skipped);
+          log.info({ job: job.id, tenant: tenantId, model, products: skipped.length, pending }, 'embedding products skipped before, in a language the model serves');
+          return { products: skipped.length };
         }
         case 'drop-stale-vectors': {
           if (!reembed) throw new Error('this worker embeds nothing');

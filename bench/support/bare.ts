@@ -1,25 +1,39 @@
-// bench:http's ceiling, a process of its own: a bare uWebSockets.js app whose single handler answers
-// fixed bytes (status, headers and body given by the parent in BENCH_RESPONSE, captured from kcs),
-// so the wire traffic equals kcs's and only kcs's own work is missing. Prints its port.
+// bench:http's ceilings, a process of its own: a bare uWebSockets.js app or a bare node:http server
+// (BENCH_BARE=uws|node) whose single handler answers fixed bytes (status, headers and body given by
+// the parent in BENCH_RESPONSE, captured from kcs on that front), so the wire traffic equals kcs's
+// and only kcs's own work is missing. Prints its port.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import uWS from 'uWebSockets.js';
 
 interface FixedResponse {
   /** e.g. "200 OK" */
   status: string;
-  /** In kcs's order; uWS adds Date, uWebSockets and Content-Length itself, as it does for kcs. */
+  /** In kcs's order, without what the server writes itself (Date, uWebSockets, Content-Length on uWS; Date, Connection on node). */
   headers: [string, string][];
   body: string;
 }
 
 const fixed = JSON.parse(process.env.BENCH_RESPONSE ?? 'null') as FixedResponse | null;
 if (!fixed) throw new Error('BENCH_RESPONSE is required (this file is started by bench/http.ts)');
-uWS.App()
-  .any('/*', (res) => {
-    res.writeStatus(fixed.status);
-    for (const [name, value] of fixed.headers) res.writeHeader(name, value);
+
+if (process.env.BENCH_BARE === 'node') {
+  const status = Number(fixed.status.slice(0, 3));
+  const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
+    req.resume();
+    res.writeHead(status, fixed.headers.flat());
     res.end(fixed.body);
-  })
-  .listen('127.0.0.1', 0, (socket) => {
-    if (!socket) throw new Error('cannot listen on 127.0.0.1');
-    console.log(uWS.us_socket_local_port(socket as unknown as uWS.us_socket));
   });
+  server.listen(0, '127.0.0.1', () => console.log((server.address() as AddressInfo).port));
+} else {
+  uWS.App()
+    .any('/*', (res) => {
+      res.writeStatus(fixed.status);
+      for (const [name, value] of fixed.headers) res.writeHeader(name, value);
+      res.end(fixed.body);
+    })
+    .listen('127.0.0.1', 0, (socket) => {
+      if (!socket) throw new Error('cannot listen on 127.0.0.1');
+      console.log(uWS.us_socket_local_port(socket as unknown as uWS.us_socket));
+    });
+}

@@ -82,16 +82,22 @@ export async function waitIdle(
   return { seconds: (performance.now() - started) / 1000, quiet: false };
 }
 
-/** Peak resident set size (VmHWM) of a process in MiB; null where /proc cannot tell. */
-export function peakRssMiB(pid: number | undefined): number | null {
+/** A memory figure of /proc/<pid>/status in MiB; null where /proc cannot tell. */
+function statusMiB(pid: number | undefined, field: 'VmHWM' | 'VmRSS'): number | null {
   if (!pid) return null;
   try {
-    const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) / 1024 : null;
   } catch {
     return null;
   }
 }
+
+/** Peak resident set size (VmHWM) of a process in MiB; null where /proc cannot tell. */
+export const peakRssMiB = (pid: number | undefined): number | null => statusMiB(pid, 'VmHWM');
+
+/** Resident set size now (VmRSS) of a process in MiB; null where /proc cannot tell. */
+export const rssMiB = (pid: number | undefined): number | null => statusMiB(pid, 'VmRSS');
 
 export function redisVersion(): string {
   const out = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout ?? '';

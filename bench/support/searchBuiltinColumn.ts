@@ -11,9 +11,11 @@ import { fmt, type Undo } from './harness.js';
 import { CLUSTER, describeServer, openPrivateRedis, usedMemory } from './redisServers.js';
 import { column, setUpTenant, type Column } from './searchColumn.js';
 import { DIM, MODEL } from './searchConfig.js';
+import { openMiniSearchCopy } from './searchMiniSearch.js';
 import { mib } from './searchSummary.js';
 
-export async function openBuiltinColumn(undo: Undo): Promise<Column> {
+/** `miniSearch`: the catalogue is also copied for the MiniSearch baseline (bench:search's HTTP keyword runs). */
+export async function openBuiltinColumn(undo: Undo, { miniSearch = false } = {}): Promise<Column> {
   const { at, store, pidOf } = await openPrivateRedis(undo, 'search', { cluster: CLUSTER });
   const services = createServices(store);
   const tenant = await setUpTenant(services, 'bench');
@@ -22,6 +24,7 @@ export async function openBuiltinColumn(undo: Undo): Promise<Column> {
     engine, store, services, tenant, redis: at, server: await describeServer(store), readyTargetMs: null,
     // On a cluster, the master of the tenant's slot: it holds all of the tenant's keys.
     redisPid: await pidOf(keys.tenant(tenant.id)),
+    miniSearch: miniSearch ? openMiniSearchCopy(undo) : undefined,
     async reportMemory(summary) {
       // The private server holds nothing but the catalogue (and the tenant's few other keys).
       summary.note(engine, `memory: Redis used_memory for the catalogue${CLUSTER ? ', summed over the masters' : ''}`, mib(await usedMemory(store)));

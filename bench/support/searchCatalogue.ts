@@ -8,7 +8,8 @@
 // products also get a similarity anchor. They are stored under the local embedder's model id so
 // that the HTTP hybrid/semantic runs, whose serve process only reads vectors of its own
 // embedder's model, use them too. A column with a direct floor (the Query Engine's) also gets each
-// batch as plain hashes of its own (searchDirect.ts), untimed.
+// batch as plain hashes of its own (searchDirect.ts), and one with a MiniSearch baseline (the
+// built-in engine's) as lines of a file (searchMiniSearch.ts), untimed.
 import type { ProductInput } from '../../src/domain/products.js';
 import { VectorRepository } from '../../src/store/vectors.js';
 import { fmt } from './harness.js';
@@ -88,10 +89,13 @@ export function catalogueWriter(columns: Column[], capacity: number, summary: Su
             column.textHash[start + k] = o.textHash;
           });
         });
+        // The baselines' copies, as kcs stored the batch (its ids and site ids), untimed.
+        const rows = batch.map((p, k) => ({ id: column.ids[start + k], siteId: column.tenant.siteIds[p.site], input: p.input }));
         if (column.direct) {
           column.direct.memory.kcs += (await usedMemory(column.store)) - used!;
-          await column.direct.write(batch.map((p, k) => ({ id: column.ids[start + k], siteId: column.tenant.siteIds[p.site], input: p.input })));
+          await column.direct.write(rows);
         }
+        column.miniSearch?.write(rows);
         await timed(c, 'vectors', async () => {
           const repo = new VectorRepository(column.store);
           // Auto-pipelined by the connection: one batch is one round trip.

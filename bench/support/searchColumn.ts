@@ -10,6 +10,7 @@ import type { EngineKind } from '../../src/search/index.js';
 import type { RedisAt, Store } from '../../src/store/redis.js';
 import { SITES, siteSlug } from './searchConfig.js';
 import type { Direct } from './searchDirect.js';
+import type { MiniSearchCopy } from './searchMiniSearch.js';
 import type { Summary } from './searchSummary.js';
 
 export interface BenchTenant {
@@ -43,6 +44,8 @@ export interface ColumnParts {
   settle?(): Promise<void>;
   /** The Query Engine's floor: the same products and searches used directly on the same server (searchDirect.ts). */
   direct?: Direct;
+  /** The built-in engine's baseline: MiniSearch over the same products in a plain node:http server (searchMiniSearch.ts). */
+  miniSearch?: MiniSearchCopy;
   /** KCS_SEARCH_ENGINE of this column's `kcs serve` processes. */
   searchEngine: 'builtin' | 'redis';
 }

@@ -11,6 +11,8 @@ export const WARMUP_SECONDS = 1;
 export const QUERY_ENGINE = Boolean(process.env.BENCH_REDIS_URL || (process.env.BENCH_QE_REDIS_SERVER && process.env.BENCH_QE_MODULE));
 /** BENCH_ENGINES=redis-query-engine: the Query Engine's column alone (bench:million). */
 export const BUILTIN = process.env.BENCH_ENGINES !== 'redis-query-engine';
+/** BENCH_MINISEARCH=0: the built-in engine's keyword runs without the MiniSearch server's beside them (searchMiniSearch.ts). */
+export const MINISEARCH = process.env.BENCH_MINISEARCH !== '0';
 /** BENCH_STAGES=100000,1000000: the catalogue grown in stages, every measurement taken at each (default: PRODUCTS at once). */
 export const STAGES = (process.env.BENCH_STAGES || String(PRODUCTS)).split(',').map((n) => Number(n.replaceAll('_', '')));
 export const SITES = 100;

@@ -4,22 +4,24 @@
 // small fixed set of English queries (`language` en: the local model serves English; `min_similarity`
 // 0: the catalogue's vectors are synthetic, so the model's queries are far from every one) whose
 // embeddings are cached (warm LRU) before measuring; then hybrid
-// with never-seen queries, alone and beside keyword searches. On the Query Engine each keyword run
-// has the direct floor's run beside it, with the same bodies and connections: a plain node:http
-// server answering them with one FT.SEARCH and an FT.AGGREGATE per facet on the same server
-// (searchDirect.ts), and kcs ÷ direct. Every run is drained (load.ts) before the next starts.
+// with never-seen queries, alone and beside keyword searches. Each keyword run has its baseline's
+// run beside it, with the same bodies and connections, and kcs ÷ baseline with each side's CPU a
+// search: on the Query Engine the direct floor, a plain node:http server answering them with one
+// FT.SEARCH and an FT.AGGREGATE per facet on the same server (searchDirect.ts); on the built-in
+// engine a plain node:http server holding MiniSearch over the same products (searchMiniSearch.ts).
+// Every run is drained (load.ts) before the next starts.
 // The same code runs for both engines; the column gives the server, the engine and what to prepare.
 import type { ProductSearch } from '../../src/search/engine.js';
 import { fmt, type Undo } from './harness.js';
 import { request } from './http.js';
 import { startKcs } from './kcs.js';
 import { describeLoad, drainer, load, warmThenLoad, type Drain, type LoadResult } from './load.js';
-import { peakRssMiB } from './proc.js';
+import { peakRssMiB, rssMiB } from './proc.js';
 import type { Column } from './searchColumn.js';
 import { merchandising, type NextRequest } from './searchMerchandising.js';
 import { HTTP_CONNECTIONS, MODEL, SECONDS, WARMUP_SECONDS } from './searchConfig.js';
 import { FACETS, httpBody, type HttpBody } from './searchQueries.js';
-import type { Summary } from './searchSummary.js';
+import type { Check, Summary } from './searchSummary.js';
 
 export const PATH = '/api/knowledge/search/products';
 const MULTI_PATH = '/api/knowledge/search/multi';
@@ -38,6 +40,18 @@ interface Target {
   drain: Drain;
 }
 
+/** A server answering the same keyword bodies beside kcs's runs, in a process of its own: the column's baseline. */
+interface Baseline extends Target {
+  /** Before its printed runs: 'direct floor', 'MiniSearch server'. */
+  name: string;
+  /** In the summary rows of a measure: `<measure>, <row>, <n> conn` (its figures) and `<measure>, kcs ÷ <ratio>, <n> conn`. */
+  row: string;
+  ratio: string;
+  /** The target of kcs ÷ it (req/s) at a connection count, where there is one. */
+  check?(connections: number, share: number): Check | undefined;
+  stop(): Promise<void>;
+}
+
 /** A serve process of the column with `embedder`, noting its time from listening to /readyz 200; `probe` (a body) drains its runs. */
 async function startServe(column: Column, embedder: 'none' | 'local', undo: Undo, summary: Summary, probe: string) {
   const env = { KCS_EMBEDDER: embedder, KCS_SEARCH_ENGINE: column.searchEngine };
@@ -52,19 +66,43 @@ async function startServe(column: Column, embedder: 'none' | 'local', undo: Undo
   const parsed = JSON.parse(answer.body) as { engine?: string };
   if (answer.status !== 200 || parsed.engine !== column.engine) throw new Error(`${column.engine}: keyword search answered ${answer.status}: ${answer.body.slice(0, 500)}`);
   const drain = await drainer((timeoutMs) => post(probe, timeoutMs));
-  return { serve, port: serve.port, headers, post, pids: { serve: serve.pid, 'redis-server': column.redisPid }, drain };
+  // serve.pids(): the serve process by name ('kcs serve') and its child processes, if any.
+  return { serve, port: serve.port, headers, post, pids: { ...serve.pids(), 'redis-server': column.redisPid }, drain };
 }
 
 type Serve = Awaited<ReturnType<typeof startServe>>;
 
-/** The column's direct floor server (searchDirect.ts), checked on `probe`. */
-async function startFloor(column: Column, undo: Undo, probe: string): Promise<Target & { stop(): Promise<void> }> {
-  const floor = await column.direct!.serve(undo);
+/** A baseline server's port and headers, checked on `probe` (an answer with hits), with its drain. */
+async function baselineTarget(name: string, port: number, probe: string): Promise<Omit<Target, 'pids'>> {
   const headers = { 'content-type': 'application/json' };
-  const post = (timeoutMs?: number) => request(floor.port, { method: 'POST', path: PATH, headers, body: probe, timeoutMs });
+  const post = (timeoutMs?: number) => request(port, { method: 'POST', path: PATH, headers, body: probe, timeoutMs });
   const answer = await post();
-  if (answer.status !== 200 || !Array.isArray((JSON.parse(answer.body) as { hits?: unknown }).hits)) throw new Error(`the direct floor answered ${answer.status}: ${answer.body.slice(0, 500)}`);
-  return { port: floor.port, headers, pids: { 'direct floor': floor.pid, 'redis-server': column.redisPid }, drain: await drainer(post), stop: floor.stop };
+  if (answer.status !== 200 || !Array.isArray((JSON.parse(answer.body) as { hits?: unknown }).hits)) throw new Error(`the ${name} answered ${answer.status}: ${answer.body.slice(0, 500)}`);
+  return { port, headers, drain: await drainer(post) };
+}
+
+/** The Query Engine column's direct floor server (searchDirect.ts), checked on `probe`. */
+async function startFloor(column: Column, undo: Undo, probe: string): Promise<Baseline> {
+  const floor = await column.direct!.serve(undo);
+  return {
+    ...(await baselineTarget('direct floor', floor.port, probe)), pids: { 'direct floor': floor.pid, 'redis-server': column.redisPid }, stop: floor.stop,
+    name: 'direct floor', row: 'the direct floor', ratio: 'direct',
+    // The targets: at every connection count up to 1,000,000 products, there at the most connections only.
+    check: (connections, share) => column.ids.length < 1_000_000 || connections === HTTP_CONNECTIONS[HTTP_CONNECTIONS.length - 1] ? { target: '≥ 0.6×', met: share >= 0.6 } : undefined,
+  };
+}
+
+/** The built-in column's MiniSearch server (searchMiniSearch.ts) over the products written so far, checked on `probe`; notes its load and memory. */
+async function startMiniSearch(column: Column, undo: Undo, summary: Summary, probe: string): Promise<Baseline> {
+  const server = await column.miniSearch!.serve(undo);
+  if (server.products !== column.ids.length) summary.problem(`the MiniSearch server loaded ${server.products} products, the catalogue has ${column.ids.length}`);
+  summary.note(column.engine, 'the MiniSearch server: products loaded (read, parse, index), RSS after loading (peak while loading)',
+    `${server.products.toLocaleString('en')} in ${fmt(server.loadMs / 1000, 1)} s (${fmt(server.products / (server.loadMs / 1000), 0)}/s), ` +
+      `${fmt(rssMiB(server.pid) ?? NaN, 0)} MiB (${fmt(peakRssMiB(server.pid) ?? NaN, 0)} MiB)`);
+  return {
+    ...(await baselineTarget('MiniSearch server', server.port, probe)), pids: { 'MiniSearch server': server.pid }, stop: server.stop,
+    name: 'MiniSearch server', row: 'the MiniSearch server', ratio: 'MiniSearch server',
+  };
 }
 
 /** A warmed, drained autocannon run of `bodies` in turn (or of what `bodies` gives) against `target`, printed as `label`. */
@@ -87,43 +125,47 @@ function checkRun(column: Column, name: string, r: LoadResult, summary: Summary)
 
 const figures = (r: LoadResult) => `${fmt(r.rps, 0)} req/s, p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms`;
 
-/** Autocannon runs at each connection count over `bodies`, noted, each with the direct floor's beside it when given; their results. */
-async function measure(column: Column, target: Serve, name: string, bodies: string[], summary: Summary, floor?: Target): Promise<LoadResult[]> {
-  const results: LoadResult[] = [];
+/** CPU µs a completed search of each server-side process of a run (the load generator and the rest of the machine left out). */
+const cpuPerSearch = (r: LoadResult) => Object.entries(r.cpu).filter(([name]) => name !== 'load generator' && name !== 'other')
+  .map(([name, cores]) => `${name} ${fmt((cores / r.rps) * 1e6, 0)} µs`).join(', ');
+
+/** Autocannon runs at each connection count over `bodies`, noted, each with the baseline's beside it when given; kcs's results, and the baseline's. */
+async function measure(column: Column, target: Serve, name: string, bodies: string[], summary: Summary, baseline?: Baseline): Promise<{ runs: LoadResult[]; baselineRuns: LoadResult[] }> {
+  const runs: LoadResult[] = [];
+  const baselineRuns: LoadResult[] = [];
   for (const connections of HTTP_CONNECTIONS) {
     const r = await loadRun(`   ${column.engine}: ${name}, ${connections} conn:`, target, bodies, connections);
-    results.push(r);
+    runs.push(r);
     summary.note(column.engine, `${name}, end to end, ${connections} conn`, figures(r), undefined, false);
     checkRun(column, `${name} c=${connections}`, r, summary);
-    if (!floor) continue;
-    const f = await loadRun(`   direct floor: ${name}, ${connections} conn:`, floor, bodies, connections);
-    results.push(f);
-    summary.note(column.engine, `${name}, the direct floor, ${connections} conn`, figures(f), undefined, false);
-    checkRun(column, `the direct floor, ${name} c=${connections}`, f, summary);
-    // The targets: at every connection count up to 1,000,000 products, there at the most connections only.
-    const targeted = column.ids.length < 1_000_000 || connections === HTTP_CONNECTIONS[HTTP_CONNECTIONS.length - 1];
-    const share = r.rps / f.rps;
-    summary.note(column.engine, `${name}, kcs ÷ direct, ${connections} conn`, `${fmt(share, 2)}× req/s; p50 ${fmt(r.p50, 2)} / ${fmt(f.p50, 2)} ms, p99 ${fmt(r.p99, 2)} / ${fmt(f.p99, 2)} ms`,
-      targeted ? { target: '≥ 0.6×', met: share >= 0.6 } : undefined);
+    if (!baseline) continue;
+    const b = await loadRun(`   ${baseline.name}: ${name}, ${connections} conn:`, baseline, bodies, connections);
+    baselineRuns.push(b);
+    summary.note(column.engine, `${name}, ${baseline.row}, ${connections} conn`, figures(b), undefined, false);
+    checkRun(column, `${baseline.row}, ${name} c=${connections}`, b, summary);
+    const share = r.rps / b.rps;
+    summary.note(column.engine, `${name}, kcs ÷ ${baseline.ratio}, ${connections} conn`, `${fmt(share, 2)}× req/s; p50 ${fmt(r.p50, 2)} / ${fmt(b.p50, 2)} ms, p99 ${fmt(r.p99, 2)} / ${fmt(b.p99, 2)} ms`,
+      baseline.check?.(connections, share));
+    summary.note(column.engine, `${name}, CPU a search (kcs; ${baseline.ratio}), ${connections} conn`, `${cpuPerSearch(r)}; ${cpuPerSearch(b)}`);
   }
   const rss = peakRssMiB(target.serve.pid);
   if (rss !== null) summary.note(column.engine, `peak RSS, kcs serve, after the ${name.split(' ')[0]} runs`, `${fmt(rss, 0)} MiB`);
-  return results;
+  return { runs, baselineRuns };
 }
 
 export async function overHttp(column: Column, queries: HttpQueries, undo: Undo, summary: Summary): Promise<LoadResult[]> {
   console.log(`\n   ${column.heading}`);
   const results: LoadResult[] = [];
 
-  // Keyword, embedding off; the direct floor's runs beside its runs.
+  // Keyword, embedding off; the baseline's runs beside its runs.
   const keyword = queries.keyword.map((s) => JSON.stringify(httpBody(column.bind(s))));
   const keywordServe = await startServe(column, 'none', undo, summary, keyword[0]);
-  const floor = column.direct && (await startFloor(column, undo, keyword[0]));
-  const keywordRuns = await measure(column, keywordServe, `keyword (${keyword.length} distinct queries)`, keyword, summary, floor);
-  results.push(...keywordRuns);
+  const baseline = column.direct ? await startFloor(column, undo, keyword[0]) : column.miniSearch ? await startMiniSearch(column, undo, summary, keyword[0]) : undefined;
+  const { runs: keywordRuns, baselineRuns } = await measure(column, keywordServe, `keyword (${keyword.length} distinct queries)`, keyword, summary, baseline);
+  results.push(...keywordRuns, ...baselineRuns);
   const p99 = keywordRuns[keywordRuns.length - 1].p99;
   if (column.engine === 'builtin') summary.note(column.engine, 'keyword p99, 32 conn', `${fmt(p99, 1)} ms`, { target: '≤ 20 ms', met: p99 <= 20 });
-  await floor?.stop();
+  await baseline?.stop();
   const bodies = queries.keyword.map((s) => httpBody(column.bind(s)));
   results.push(...(await searchPage(column, keywordServe, bodies, summary)));
   const post = (path: string, body: string) => request(keywordServe.port, { method: 'POST', path, headers: keywordServe.headers, body });
@@ -147,9 +189,9 @@ export async function overHttp(column: Column, queries: HttpQueries, undo: Undo,
   summary.note(column.engine, 'uncached query embedding (local model), median, end to end', `${fmt(median, 1)} ms`);
   const count = queries.vector.length;
   const hybrid = queries.vector.map((query, i) => JSON.stringify({ query, mode: 'hybrid', language: 'en', min_similarity: 0, ...(i % 3 === 0 ? { facets: FACETS } : {}) }));
-  results.push(...(await measure(column, vectorServe, `hybrid (${count} cached queries)`, hybrid, summary)));
+  results.push(...(await measure(column, vectorServe, `hybrid (${count} cached queries)`, hybrid, summary)).runs);
   const semantic = queries.vector.map((query) => JSON.stringify({ query, mode: 'semantic', language: 'en', min_similarity: 0 }));
-  results.push(...(await measure(column, vectorServe, `semantic (${count} cached queries)`, semantic, summary)));
+  results.push(...(await measure(column, vectorServe, `semantic (${count} cached queries)`, semantic, summary)).runs);
   results.push(...(await neverSeen(column, vectorServe, keyword, queries.fresh, summary)));
   await vectorServe.serve.stop();
   return results;

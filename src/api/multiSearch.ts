@@ -9,7 +9,7 @@ import type { SearchCaller } from '../domain/searcherTags.js';
 import { seesWholeProducts, storefrontAnswer } from '../domain/storefront.js';
 import { answerText } from '../http/jsonText.js';
 import { defineRoute, json, type Route } from '../http/route.js';
-import { errorReply } from '../http/server.js';
+import { errorReply } from '../http/errorReply.js';
 import type { Principal } from '../domain/types.js';
 import type { Tenant } from '../schemas/records.js';
 import { ProductSearchRequest } from '../schemas/search.js';

@@ -4,12 +4,18 @@ import { defineRoute, json, type Route } from '../http/route.js';
 
 export interface SystemDeps {
   metrics: HttpMetrics;
-  /** Whether the service can serve (Redis answers, search indexes built), with start-up progress. */
-  ready: () => Promise<{ ready: boolean; progress?: Record<string, unknown> }>;
+  /**
+   * Whether the service can serve (Redis answers, search indexes built, the query embedding model
+   * loaded), with start-up progress, and where semantic search stands: `ready`, `loading` (the
+   * query model loads at start), `failed` (semantic searches fall back to keyword), `off` (no embedder).
+   */
+  ready: () => Promise<{ ready: boolean; progress?: Record<string, unknown>; semantic: 'ready' | 'loading' | 'failed' | 'off' }>;
   openApi: () => unknown;
+  /** The HTTP front serving (http/front.ts): `uws` or `node`. */
+  httpFront: string;
 }
 
-export function systemRoutes({ metrics, ready, openApi }: SystemDeps): Route[] {
+export function systemRoutes({ metrics, ready, openApi, httpFront }: SystemDeps): Route[] {
   return [
     defineRoute({
       method: 'GET', path: '/healthz', tags: ['system'], summary: 'Liveness: the process answers',
@@ -18,16 +24,16 @@ export function systemRoutes({ metrics, ready, openApi }: SystemDeps): Route[] {
       handler: () => json(200, { status: 'ok' }),
     }),
     defineRoute({
-      method: 'GET', path: '/readyz', tags: ['system'], summary: 'Readiness: Redis reachable and the search indexes built',
+      method: 'GET', path: '/readyz', tags: ['system'], summary: 'Readiness: Redis reachable, the search indexes built and the query embedding model loaded',
       auth: 'none',
       responses: {
-        200: { description: '{"status":"ready"}' },
-        503: { description: '{"status":"unavailable"} or {"status":"starting","search":{tenants,tenantsLoaded,documents}}' },
+        200: { description: '{"status":"ready","http":"uws"|"node","semantic":"ready"|"failed"|"off"}: http names the HTTP front serving, semantic where semantic search stands' },
+        503: { description: '{"status":"unavailable"} or {"status":"starting","search":{tenants,tenantsLoaded,documents},"semantic":"loading"|…}' },
       },
       handler: async () => {
-        const { ready: isReady, progress } = await ready();
-        if (isReady) return json(200, { status: 'ready' });
-        return json(503, progress ? { status: 'starting', ...progress } : { status: 'unavailable' }, { 'Retry-After': '1' });
+        const { ready: isReady, progress, semantic } = await ready();
+        if (isReady) return json(200, { status: 'ready', http: httpFront, semantic });
+        return json(503, progress ? { status: 'starting', ...progress, http: httpFront, semantic } : { status: 'unavailable', http: httpFront, semantic }, { 'Retry-After': '1' });
       },
     }),
     defineRoute({

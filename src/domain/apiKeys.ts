@@ -5,6 +5,7 @@ import { ForbiddenError, InvalidError, NotFoundError } from './errors.js';
 import type { UserService } from './tenants.js';
 import type { ApiKeyRecord } from '../schemas/records.js';
 import { normalizeOrigin } from '../schemas/origins.js';
+import { ShortCache } from './shortCache.js';
 
 // `kcs_<key id>_<secret>`: the id finds the record, the SHA-256 of the whole key proves it.
 const KEY_RE = /^kcs_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})_([A-Za-z0-9_-]{20,})$/;
@@ -25,8 +26,13 @@ function normalizedOrigins(origins: readonly string[]): string[] {
   }))];
 }
 
+/** A key record is read from Redis at most this often per process: a key revoked through another process stops working within it. */
+export const KEY_CACHE_MS = 1000;
+
 export class ApiKeyService {
   private readonly lastTouch = new Map<string, number>();
+  /** Key records by tenant and key id (null: none), as every authenticated request reads them. */
+  private readonly records = new ShortCache(KEY_CACHE_MS);
 
   constructor(
     private readonly repo: ApiKeyRepository,
@@ -77,7 +83,9 @@ export class ApiKeyService {
   }
 
   async revoke(tenantId: string, id: string, actor: AuditActor = SYSTEM_ACTOR): Promise<void> {
-    if (!(await this.repo.revoke(tenantId, id, actor))) throw new NotFoundError('API key not found');
+    const revoked = await this.repo.revoke(tenantId, id, actor);
+    this.records.forget(`${tenantId} ${id}`);
+    if (!revoked) throw new NotFoundError('API key not found');
     await this.onRevoked(tenantId, id);
   }
 
@@ -85,7 +93,7 @@ export class ApiKeyService {
   async verify(tenantId: string, presented: string): Promise<ApiKeyRecord | null> {
     const match = KEY_RE.exec(presented);
     if (!match) return null;
-    const record = await this.repo.get(tenantId, match[1]);
+    const record = await this.records.get(`${tenantId} ${match[1]}`, () => this.repo.get(tenantId, match[1]));
     if (!record) return null;
     const expected = Buffer.from(record.digest, 'hex');
     const actual = createHash('sha256').update(presented).digest();

@@ -1,4 +1,4 @@
-// Rule violations the domain reports; the HTTP layer maps each to its status (http/server.ts).
+// Rule violations the domain reports; the HTTP layer maps each to its status (http/errorReply.ts).
 import type { ErrorItem, Loc } from '../schemas/errorItem.js';
 
 export class NotFoundError extends Error {}
@@ -15,7 +15,7 @@ export class ForbiddenError extends Error {
 /**
  * Input that breaks a rule, field by field: each `loc` is the field's path within the input of
  * the use case (['parent_id'], ['metadata', 'steps']), without saying where the input came from;
- * the HTTP layer puts it in the request body (http/server.ts), the MCP server names the field.
+ * the HTTP layer puts it in the request body (http/errorReply.ts), the MCP server names the field.
  */
 export class InvalidError extends Error {
   constructor(readonly errors: ErrorItem[]) {

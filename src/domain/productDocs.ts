@@ -3,6 +3,8 @@
 import type { Static } from '@sinclair/typebox';
 import { canonicalDecimal } from '../schemas/decimalString.js';
 import type { Product, ProductCreate } from '../schemas/products.js';
+import type { EmbeddingStatus } from '../schemas/common.js';
+import { skippedLanguageOf, type StoredEmbeddingStatus } from '../store/docs.js';
 import type { AnswerText, ProductRecord, StoredProduct } from '../store/products.js';
 
 export type ProductInput = Static<typeof ProductCreate>;
@@ -57,6 +59,12 @@ export function buildDoc(input: ProductInput, base: Pick<StoredProduct, 'id' | '
   };
 }
 
+/** The embedding status answered for a stored one: a product skipped for its language is `skipped`, and the reason says why. */
+export function answeredStatus(stored: StoredEmbeddingStatus): Pick<ProductView, 'embedding_status' | 'embedding_skipped_reason'> {
+  if (skippedLanguageOf(stored) !== null) return { embedding_status: 'skipped', embedding_skipped_reason: 'language_not_served' };
+  return { embedding_status: stored as EmbeddingStatus, embedding_skipped_reason: stored === 'skipped' ? 'embedding_off' : null };
+}
+
 /** The view answered for a stored product. */
 export function toView(record: ProductRecord, parentId: string | null): ProductView {
   const doc = record.doc;
@@ -64,7 +72,7 @@ export function toView(record: ProductRecord, parentId: string | null): ProductV
     ...doc,
     parent_product_id: parentId === doc.id ? null : parentId,
     last_synced_at: record.synced,
-    embedding_status: record.embeddingStatus,
+    ...answeredStatus(record.embeddingStatus),
   };
 }
 
@@ -74,5 +82,7 @@ export function toView(record: ProductRecord, parentId: string | null): ProductV
  * them on without parsing and writing each again.
  */
 export function viewText(text: AnswerText, parentId: string | null): string {
-  return `${text.json.slice(0, -1)},"parent_product_id":${JSON.stringify(parentId)},"last_synced_at":${JSON.stringify(text.synced)},"embedding_status":${JSON.stringify(text.embeddingStatus)}}`;
+  const status = answeredStatus(text.embeddingStatus);
+  return `${text.json.slice(0, -1)},"parent_product_id":${JSON.stringify(parentId)},"last_synced_at":${JSON.stringify(text.synced)},` +
+    `"embedding_status":${JSON.stringify(status.embedding_status)},"embedding_skipped_reason":${JSON.stringify(status.embedding_skipped_reason)}}`;
 }

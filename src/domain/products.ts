@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { EmbeddingStatus } from '../schemas/common.js';
 import { SYSTEM_ACTOR, type AuditActor } from '../store/audit.js';
-import type { Page } from '../store/docs.js';
+import { skippedForLanguage, type Page, type StoredEmbeddingStatus } from '../store/docs.js';
 import type { ProductRepository } from '../store/productRepository.js';
 import type {
   ItemSettlement, JobItem, ProductFilter, ProductRecord, ProductTextSources, ProductWrite, Settled, StoredProduct,
@@ -20,6 +20,12 @@ export type UpsertResult = 'created' | 'updated' | 'unchanged';
 export interface EmbeddingScheduler {
   /** Status a product gets when its texts change: 'pending', or 'skipped' when embedding is off. */
   readonly initialStatus: Extract<EmbeddingStatus, 'pending' | 'skipped'>;
+  /**
+   * The base languages the model serves (absent: every one). A product in another gets no vectors,
+   * which nothing would read (search ranks it by keyword, related products by keyword similarity):
+   * it is stored `skipped:<language>` with no job, until a model serving it is configured.
+   */
+  readonly languages?: readonly string[] | null;
   schedule(tenantId: string, items: { productId: string; textHash: string }[]): Promise<void>;
 }
 
@@ -57,7 +63,7 @@ export interface UpsertRequest {
 export interface UpsertOutcome {
   id: string;
   result: UpsertResult;
-  /** True when the texts changed: an embedding job was (or must be) scheduled. */
+  /** True when the texts changed and the model embeds the product: an embedding job was (or must be) scheduled. */
   embed: boolean;
   textHash: string;
 }
@@ -209,16 +215,24 @@ export class ProductService {
         return plan.touches.push({ index, record });
       }
       if (record) doc.updated_at = now;
+      const embeddingStatus = textsChanged ? this.initialStatus(doc.language) : record!.embeddingStatus;
       plan.writes.push({
-        index, result: record ? 'updated' : 'created', embed: textsChanged,
+        index, result: record ? 'updated' : 'created', embed: textsChanged && embeddingStatus === 'pending',
         write: {
           doc, parentExternalId, textSources: sources, textHash,
-          embeddingStatus: textsChanged ? this.embedding.initialStatus : record!.embeddingStatus,
+          embeddingStatus,
           previous: record, jobItem: req.jobItem, itemDigest: req.itemDigest, audit: req.actor,
         },
       });
     });
     return plan;
+  }
+
+  /** The status of a product whose texts changed: pending, unless embedding is off or the model does not serve its language. */
+  private initialStatus(language: string): StoredEmbeddingStatus {
+    const { initialStatus, languages } = this.embedding;
+    if (initialStatus === 'pending' && languages && !languages.includes(language.slice(0, 2).toLowerCase())) return skippedForLanguage(language);
+    return initialStatus;
   }
 
   async scheduleEmbeddings(tenantId: string, outcomes: UpsertOutcome[]): Promise<void> {

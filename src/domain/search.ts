@@ -238,10 +238,13 @@ export class SearchService {
 
   async relatedProducts(tenant: Tenant, productId: string, page: Page): Promise<Answer<{ product: ProductView }>> {
     const started = performance.now();
-    const result = await this.engine.relatedProducts(tenant.id, productId.toLowerCase(), { ...page, variantStrategy: tenant.settings.variant_strategy });
-    if (!result) throw new NotFoundError('Product not found');
+    const related = await this.engine.relatedProducts(tenant.id, productId.toLowerCase(), { ...page, variantStrategy: tenant.settings.variant_strategy });
+    if (!related) throw new NotFoundError('Product not found');
+    const { relatedBy, ...result } = related;
     const hits = await this.withProducts(tenant.id, result.hits);
-    return { ...result, hits, mode: 'semantic', semantic_fallback: this.embedders ? null : EMBEDDING_OFF, engine: this.engine.name, took_ms: elapsed(started) };
+    // A product without vectors (embedding off, or its language not served: its embedding_skipped_reason) is related by keywords.
+    const fallback = !this.embedders ? EMBEDDING_OFF : relatedBy === 'vectors' ? null : 'the product has no vectors: related by keyword similarity of its title, brand, category and attributes';
+    return { ...result, hits, mode: relatedBy === 'vectors' ? 'semantic' : 'keyword', semantic_fallback: fallback, engine: this.engine.name, took_ms: elapsed(started) };
   }
 
   async searchKnowledge(caller: Caller, input: KnowledgeSearchInput): Promise<Answer<{ entry: EntryView }>> {

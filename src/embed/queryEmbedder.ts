@@ -10,9 +10,15 @@ const DEFAULT_CAPACITY = 2000;
 const BATCH_WAIT_MS = 1;
 const BATCH_TEXTS = 32;
 
+/** Whether the model can embed a query without first loading: loading (at start), ready, or failed to load. */
+export type QueryModelState = 'loading' | 'ready' | 'failed';
+
 export class QueryEmbedder {
   private readonly cache = new Map<string, Promise<Float32Array>>();
   private readonly batcher: MicroBatcher;
+  /** 'ready' until load() starts loading (a hosted model has nothing to load). */
+  state: QueryModelState = 'ready';
+  private closed = false;
 
   constructor(
     readonly embedder: Embedder,
@@ -42,8 +48,27 @@ export class QueryEmbedder {
     return found;
   }
 
+  /**
+   * Loads the model on every one of its threads at once (a query before waits for it), so that
+   * no shopper's search is the first to load it: the first semantic search after a start waited
+   * 5 s for the local model. Rejects when the model cannot be loaded (searches fall back to keyword).
+   */
+  async load(): Promise<void> {
+    this.state = 'loading';
+    try {
+      await Promise.all(Array.from({ length: this.embedder.parallelism ?? 1 }, () => this.embedder.embed(['kcs'], 'query')));
+      this.state = 'ready';
+    } catch (error) {
+      // Closed while loading (a stop soon after the start): nothing failed.
+      if (this.closed) return;
+      this.state = 'failed';
+      throw error;
+    }
+  }
+
   /** Stops the model's threads. */
   async close(): Promise<void> {
+    this.closed = true;
     this.batcher.close();
     await this.embedder.close?.();
   }

@@ -8,7 +8,7 @@ import { ErrorWithHeaders } from './errorWithHeaders.js';
 import { parseInput } from './input.js';
 import { KeyCors } from './keyCors.js';
 import type { IncomingRequest, Reply, Route, RouteContext } from './route.js';
-import type { Dispatch } from './server.js';
+import type { Dispatch } from './handler.js';
 
 /** Who may call: implemented by api/guard.ts (tenants, API keys, OAuth tokens, origins, rate limits). */
 export interface Gatekeeper {

@@ -103,6 +103,17 @@ export class EmbedQueue implements EmbeddingScheduler, EntryEmbeddingScheduler {
     for (let i = 0; i < jobs.length; i += 1000) await this.queue.addBulk(jobs.slice(i, i + 1000));
   }
 
+  /** Products skipped before, now served by the model (store/reembed.ts skippedServed), BULK_JOB_DOCUMENTS to a job: whatever texts they have when it runs. */
+  async scheduleSkipped(tenantId: string, ids: string[]): Promise<void> {
+    const jobs = [];
+    for (let i = 0; i < ids.length; i += BULK_JOB_DOCUMENTS) {
+      const batch = ids.slice(i, i + BULK_JOB_DOCUMENTS);
+      const key = createHash('sha256').update(batch.join(',')).digest('hex').slice(0, 32);
+      jobs.push({ name: 'product', data: { tenantId, ids: batch }, opts: { jobId: `p.${tenantId}.s.${key}` } });
+    }
+    for (let i = 0; i < jobs.length; i += 1000) await this.queue.addBulk(jobs.slice(i, i + 1000));
+  }
+
   async close(): Promise<void> {
     await this.queue.close();
   }

@@ -11,8 +11,14 @@ export type MaintenanceJob =
   | { kind: 'purge-site'; tenantId: string; siteId: string }
   /** Write the search projection of a tenant's documents stored without it (store/projectionBackfill.ts). */
   | { kind: 'project-search'; tenantId: string; version: string }
-  /** Embed again, with `model`, the tenant's documents whose vectors are of another model (store/reembed.ts). */
-  | { kind: 'reembed'; tenantId: string; model: string }
+  /**
+   * Embed again, with `model`, the tenant's documents whose vectors are of another model
+   * (store/reembed.ts); products in a language it does not serve (`languages`, absent from jobs of
+   * earlier builds) are marked skipped instead.
+   */
+  | { kind: 'reembed'; tenantId: string; model: string; languages?: string[] }
+  /** Embed, with `model`, the tenant's products skipped in a language it serves (`languages`): store/reembed.ts skippedServed. */
+  | { kind: 'embed-skipped'; tenantId: string; model: string; languages: string[] }
   /** Drop the vectors (and Query Engine indexes) of the tenant's documents that search with `model` no longer reads (store/reembed.ts). */
   | { kind: 'drop-stale-vectors'; tenantId: string; model: string };
 
@@ -39,8 +45,16 @@ export class MaintenanceQueue {
   }
 
   /** Idempotent: one re-embed job per tenant and model. */
-  async scheduleReembed(tenantId: string, model: string): Promise<void> {
-    await this.queue.add('reembed', { kind: 'reembed', tenantId, model }, { jobId: `reembed.${tenantId}.${modelPart(model)}` });
+  async scheduleReembed(tenantId: string, model: string, languages: readonly string[]): Promise<void> {
+    await this.queue.add('reembed', { kind: 'reembed', tenantId, model, languages: [...languages] }, { jobId: `reembed.${tenantId}.${modelPart(model)}` });
+  }
+
+  /**
+   * Embeds the tenant's skipped products that a model of `languages` serves. Not deduplicated: a
+   * second run finds none left skipped, and their embed jobs are deduplicated (queue/embed.ts).
+   */
+  async scheduleEmbedSkipped(tenantId: string, model: string, languages: readonly string[]): Promise<void> {
+    await this.queue.add('embed-skipped', { kind: 'embed-skipped', tenantId, model, languages: [...languages] });
   }
 
   /**

@@ -72,3 +72,6 @@ export const Pagination = {
 /** Where a document's vectors stand: computing, stored, given up on, or not wanted (embedding off). */
 export const EMBEDDING_STATUSES = ['pending', 'ready', 'failed', 'skipped'] as const;
 export type EmbeddingStatus = (typeof EMBEDDING_STATUSES)[number];
+/** Why a document is skipped: embedding is off, or the model does not serve the document's language. */
+export const EMBEDDING_SKIP_REASONS = ['embedding_off', 'language_not_served'] as const;
+export type EmbeddingSkipReason = (typeof EMBEDDING_SKIP_REASONS)[number];

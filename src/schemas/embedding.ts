@@ -6,14 +6,17 @@ const StatusCounts = Type.Object(
     pending: Type.Integer({ description: 'Texts changed, vectors not stored yet' }),
     ready: Type.Integer({ description: 'Vectors of the current texts stored' }),
     failed: Type.Integer({ description: 'Given up on after every attempt' }),
-    skipped: Type.Integer({ description: 'Written while embedding was off' }),
+    skipped: Type.Integer({ description: 'No vectors: written while embedding was off, or (products) in a language the model does not serve' }),
   },
   { description: 'Documents by embedding status' },
 );
 
 /** The progress fields shared by the status route and a bulk job's `embedding`. */
 export const EmbeddingRate = {
-  rate_per_s: Type.Number({ description: "The tenant's documents embedded per second over the last minute" }),
+  rate_per_s: Type.Number({
+    description: "The tenant's current embedding rate: documents embedded per second in the latest run of embedding within the last minute " +
+      '(from its start; the worker pauses while imports run); 0 when nothing was embedded in the last minute',
+  }),
   eta_s: Nullable(Type.Integer({ description: 'Seconds until nothing is pending at that rate (null: nothing pending, or no rate yet)' })),
 };
 

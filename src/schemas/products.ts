@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DECIMAL_PATTERN } from './decimalString.js';
-import { DateTime, EMBEDDING_STATUSES, MAX_INT, Nullable, Pagination, StringEnum, Uuid } from './common.js';
+import { DateTime, EMBEDDING_SKIP_REASONS, EMBEDDING_STATUSES, MAX_INT, Nullable, Pagination, StringEnum, Uuid } from './common.js';
 import { Decimal, type DecimalOptions } from './decimal.js';
 import { EmbeddingRate } from './embedding.js';
 
@@ -89,6 +89,10 @@ export const Product = Type.Object(
     created_at: DateTime(),
     updated_at: DateTime(),
     embedding_status: StringEnum(EMBEDDING_STATUSES),
+    embedding_skipped_reason: Nullable(StringEnum(EMBEDDING_SKIP_REASONS, {
+      description: 'Why a skipped product has no vectors: embedding_off (written with KCS_EMBEDDER=none), or language_not_served ' +
+        '(the embedding model does not serve its language; it is embedded once a model that does is configured); null unless skipped',
+    })),
   },
   { $id: 'Product' },
 );
@@ -97,7 +101,7 @@ export const Product = Type.Object(
  * What a search-only caller (scope `search` without `catalog:read`: a storefront key, public by
  * design) sees of a product: what a shop page shows. Left out: the connector's sync bookkeeping
  * (external_id, sync_hash, source, last_synced_at), kcs's own (tenant_id, translation_group_id,
- * has_similarity_anchor, embedding_status, created_at, updated_at) and search_keywords, the
+ * has_similarity_anchor, embedding_status, embedding_skipped_reason, created_at, updated_at) and search_keywords, the
  * merchandiser's synonyms. A new Product field stays out until it is listed here.
  */
 export const STOREFRONT_PRODUCT_FIELDS = [

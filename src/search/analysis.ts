@@ -201,7 +201,7 @@ const SPELLED_UMLAUT = /ae|oe|(?<![qe])ue/g;
 const UMLAUTS: Record<string, string> = { ae: 'ä', oe: 'ö', ue: 'ü' };
 
 /** German and English words that only join others (a last word may be the start of another as typed: kept). */
-const STOPWORDS = new Set([
+export const STOPWORDS: ReadonlySet<string> = new Set([
   'für', 'fur', 'fuer', 'mit', 'und', 'oder', 'der', 'die', 'das', 'den', 'dem', 'des', 'ein', 'eine', 'einen', 'einem', 'einer',
   'im', 'in', 'am', 'an', 'auf', 'zu', 'zum', 'zur', 'von', 'vom', 'bei', 'aus',
   'for', 'with', 'and', 'or', 'the', 'a', 'an', 'of', 'on', 'to', 'by', 'in', 'at',

@@ -137,6 +137,11 @@ export interface RelatedRequest {
   offset: number;
 }
 
+/** Related products, and how they were found: by the product's vectors, or (it has none) by its keywords (search/moreLikeThis.ts). */
+export interface RelatedResult extends SearchResult {
+  relatedBy: 'vectors' | 'keywords';
+}
+
 export interface EngineProgress {
   tenants: number;
   tenantsLoaded: number;
@@ -149,8 +154,8 @@ export interface SearchEngine {
   start(onProgress?: (progress: EngineProgress) => void): Promise<void>;
   readonly ready: boolean;
   searchProducts(tenantId: string, search: ProductSearch): Promise<SearchResult>;
-  /** Nearest products by similarity anchor; null when the product is unknown. */
-  relatedProducts(tenantId: string, productId: string, request: RelatedRequest & { variantStrategy: VariantStrategy }): Promise<SearchResult | null>;
+  /** Nearest products by similarity anchor, or by keywords where the product has no vectors; null when the product is unknown. */
+  relatedProducts(tenantId: string, productId: string, request: RelatedRequest & { variantStrategy: VariantStrategy }): Promise<RelatedResult | null>;
   searchKnowledge(tenantId: string, search: KnowledgeSearch): Promise<SearchResult>;
   /** Nearest readable entries by similarity anchor; null when the entry is unknown or not readable. */
   relatedEntries(tenantId: string, entryId: string, request: RelatedRequest & { access: EntryAccess }): Promise<SearchResult | null>;

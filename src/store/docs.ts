@@ -35,3 +35,20 @@ export async function listDocs<T>(
 /** A document's stored embedding status; none yet (or one this version does not know) is pending. */
 export const embeddingStatusOf = (raw: string | null): EmbeddingStatus =>
   (EMBEDDING_STATUSES as readonly (string | null)[]).includes(raw) ? (raw as EmbeddingStatus) : 'pending';
+
+/**
+ * A product's embedding status as stored: a product the model does not embed for its language is
+ * `skipped:<base language>`, so the counts (store/embeddingProgress.ts) tell per language what a
+ * model serving it has to embed (store/reembed.ts); plain `skipped` was written with embedding off.
+ */
+export type StoredEmbeddingStatus = EmbeddingStatus | `skipped:${string}`;
+
+/** The stored status of a product skipped because the model does not serve its language. */
+export const skippedForLanguage = (language: string): StoredEmbeddingStatus => `skipped:${language.slice(0, 2).toLowerCase()}`;
+
+/** The base language a stored status skipped a product for (null: not skipped for its language). */
+export const skippedLanguageOf = (status: string | null): string | null => (status?.startsWith('skipped:') ? status.slice('skipped:'.length) : null);
+
+/** A product's stored embedding status as read (embeddingStatusOf, keeping a language it was skipped for). */
+export const storedEmbeddingStatusOf = (raw: string | null): StoredEmbeddingStatus =>
+  skippedLanguageOf(raw) !== null ? (raw as StoredEmbeddingStatus) : embeddingStatusOf(raw);

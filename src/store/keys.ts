@@ -9,6 +9,8 @@ export const keys = {
   embeddingModels: 'kcs:embedding:models',
   /** Global: the key query_ids are signed with (domain/queryIds.ts), made once by the first process that needs it. */
   analyticsSecret: 'kcs:analytics:secret',
+  /** One serve process's stream that a tenant joining its change-stream tail writes to, waking the tail's blocking read (search/builtin/follower.ts; expires). */
+  followerWake: (process: string) => `kcs:follower-wake:${process}`,
 
   tenant: (t: string) => `${tenantPrefix(t)}:tenant`,
   /** Tenant change stream: one entry per document write, read by search replicas. */

@@ -3,7 +3,7 @@
 // or touched without a rewrite where a sync changed nothing, read, paged and deleted.
 import { randomUUID } from 'node:crypto';
 import { auditArgs, auditKeys, type AuditActor, type AuditArgs } from './audit.js';
-import { embeddingStatusOf, type Page } from './docs.js';
+import { storedEmbeddingStatusOf, type Page } from './docs.js';
 import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
 import { KeyTable } from './keyTable.js';
 import { settledOf, writeOutcomesOf, type Settled, type WriteOutcome } from './productAnswers.js';
@@ -46,7 +46,7 @@ const RECORD_FIELDS = ['doc', 'rev', 'parent_external_id', 'text_hash', 'embeddi
 function toText(values: (string | null)[], synced: string | null): ProductText | null {
   const [json, rev, parentExternalId, textHash, embeddingStatus] = values;
   if (json === null || rev === null) return null;
-  return { json, rev, parentExternalId: parentExternalId || null, textHash: textHash ?? '', synced, embeddingStatus: embeddingStatusOf(embeddingStatus) };
+  return { json, rev, parentExternalId: parentExternalId || null, textHash: textHash ?? '', synced, embeddingStatus: storedEmbeddingStatusOf(embeddingStatus) };
 }
 
 function toRecord(text: ProductText | null): ProductRecord | null {
@@ -123,18 +123,18 @@ export class ProductRepository {
   }
 
   /**
-   * What an answer shows of many products, in one command and one reply string (lua/productTexts.lua):
-   * each document as stored, its parent's external_id, embedding status and sync time (null where
-   * missing). One script of the tenant's slot: while the slot migrates, the server has it wait
-   * (TRYAGAIN) rather than read keys not moved yet as missing.
+   * What an answer shows of many products, in one command (lua/productTexts.lua): each document as
+   * stored, its parent's external_id, embedding status and sync time (null where missing). One
+   * script of the tenant's slot: while the slot migrates, the server has it wait (TRYAGAIN) rather
+   * than read keys not moved yet as missing.
    */
   async answerTexts(tenantId: string, ids: string[]): Promise<(AnswerText | null)[]> {
     if (ids.length === 0) return [];
-    const reply = await this.redis.productTexts(...productTextsCall(keys.productsSynced(tenantId), ids.map((id) => keys.product(tenantId, id)), ids));
-    return reply.split('\x1e').map((record) => {
-      if (record === '') return null;
-      const [json, parentExternalId, embeddingStatus, synced] = record.split('\x1f');
-      return { json, parentExternalId: parentExternalId || null, embeddingStatus: embeddingStatusOf(embeddingStatus || null), synced: synced || null };
+    const flat = await this.redis.productTexts(...productTextsCall(keys.productsSynced(tenantId), ids.map((id) => keys.product(tenantId, id)), ids));
+    return ids.map((_, i) => {
+      const json = flat[i * 4];
+      if (json === null) return null;
+      return { json, parentExternalId: flat[i * 4 + 1] || null, embeddingStatus: storedEmbeddingStatusOf(flat[i * 4 + 2] || null), synced: flat[i * 4 + 3] || null };
     });
   }
 

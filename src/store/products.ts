@@ -1,9 +1,9 @@
 // A stored product and what its writes carry: the types shared by the product repository
 // (store/productRepository.ts), the product rules (domain/products.ts) and the search engines.
 import type { Static } from '@sinclair/typebox';
-import type { EmbeddingStatus } from '../schemas/common.js';
 import type { Product } from '../schemas/products.js';
 import type { AuditActor } from './audit.js';
+import type { StoredEmbeddingStatus } from './docs.js';
 import type { ProductSearchFields } from './searchFields.js';
 
 export type { Settled, WriteOutcome } from './productAnswers.js';
@@ -12,7 +12,7 @@ export type { Settled, WriteOutcome } from './productAnswers.js';
  * A product's stored fields: the response less what is derived at read time (the parent's id from
  * its external_id, the last sync time, the embedding status: each kept beside the document).
  */
-export type StoredProduct = Omit<Static<typeof Product>, 'parent_product_id' | 'last_synced_at' | 'embedding_status'>;
+export type StoredProduct = Omit<Static<typeof Product>, 'parent_product_id' | 'last_synced_at' | 'embedding_status' | 'embedding_skipped_reason'>;
 
 /**
  * The embedding texts a client gave explicitly (embedding_text_description, similarity_text as
@@ -36,7 +36,7 @@ export interface ProductRecord {
   parentExternalId: string | null;
   textHash: string;
   synced: string | null;
-  embeddingStatus: EmbeddingStatus;
+  embeddingStatus: StoredEmbeddingStatus;
 }
 
 /** A product record with its document as stored (JSON text). */
@@ -53,7 +53,7 @@ export interface ProductWrite {
   /** null: the texts did not change; their hash and sources are left as stored. */
   textSources: ProductTextSources | null;
   textHash: string;
-  embeddingStatus: EmbeddingStatus;
+  embeddingStatus: StoredEmbeddingStatus;
   /** null: create. */
   previous: ProductRecord | null;
   /** A bulk item: its job and index, so the result is counted once whatever the retries. */

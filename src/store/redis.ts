@@ -89,17 +89,33 @@ export function connectRedis(at: RedisAt, options: RedisOptions = {}, onError: (
     // backs off to 2 s); one in flight when the connection drops is retried over one reconnect.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
+    // A command in flight when the connection drops fails (failInFlightOnClose), never sent again on
+    // its own: a write is not repeated behind the caller's back.
+    autoResendUnfulfilledCommands: false,
     // On one server (a cluster client does not: openClient).
     enableAutoPipelining: true,
     connectionName: 'kcs',
     ...options,
   });
   redis.on('error', onError);
+  if (redis instanceof Redis) failInFlightOnClose(redis);
   for (const { name, numberOfKeys, file } of scripts) {
     const lua = withIncludes(readFileSync(LUA_DIR + file, 'utf8'));
     redis.defineCommand(name, numberOfKeys === undefined ? { lua } : { numberOfKeys, lua });
   }
   return redis as Store;
+}
+
+/**
+ * When the connection drops, the commands in flight on it fail at once (503 for their requests).
+ * ioredis would hold them until it is ready again and send them then: a Redis restarted with an
+ * AOF to load kept a search waiting 7 s for an answer its process could not give meanwhile.
+ * (flushQueue is ioredis's own way to fail a queue; between a close and the next connect the
+ * queue it holds is the commands sent on the closed connection.)
+ */
+function failInFlightOnClose(redis: Redis): void {
+  const flushable = redis as unknown as { flushQueue(error: Error, options: { offlineQueue: boolean; commandQueue: boolean }): void };
+  redis.on('close', () => flushable.flushQueue(new Error('Connection is closed.'), { offlineQueue: false, commandQueue: true }));
 }
 
 /**

@@ -2,6 +2,7 @@
 // are of another model, the progress of a re-embed, and the tenant's model once every document
 // has vectors of it. Vectors are stored per model (`v:<model>:<name>`), so the old ones stay
 // until the new ones are written.
+import { skippedForLanguage, skippedLanguageOf, type StoredEmbeddingStatus } from './docs.js';
 import { allEntryIds } from './knowledgeEntries.js';
 import { CHANGE_STREAM_MAXLEN, keys } from './keys.js';
 import { readHashes, type Store } from './redis.js';
@@ -21,7 +22,18 @@ export interface StaleDocuments {
   entries: string[];
   /** The model most of them have vectors of (null: none recorded). */
   model: string | null;
+  /** Products with vectors of another model in a language the new one does not serve: marked skipped (markUnserved), not embedded again. */
+  unserved: { id: string; language: string }[];
 }
+
+/** A product skipped for a language the configured model serves (skippedServed), with its status as read. */
+export interface SkippedProduct {
+  id: string;
+  status: StoredEmbeddingStatus;
+}
+
+/** Whether a model of these base languages (null: every one) serves a language. */
+const serves = (languages: readonly string[] | null, language: string) => !languages || languages.includes(language.slice(0, 2).toLowerCase());
 
 /** Documents read per call while planning. */
 const BATCH = 500;
@@ -38,9 +50,10 @@ export class ReembedRepository {
 
   /**
    * The ids of the tenant's embedded documents (status ready) whose vectors are of another model
-   * than `model`, and the model most of them have.
+   * than `model`, and the model most of them have; with `languages` (the new model's), the
+   * products among them in a language it does not serve apart (`unserved`).
    */
-  async stale(tenantId: string, model: string): Promise<StaleDocuments> {
+  async stale(tenantId: string, model: string, languages: readonly string[] | null = null): Promise<StaleDocuments> {
     const models = new Map<string, number>();
     const staleOf = async (ids: string[], keyOf: (id: string) => string) => {
       const out: string[] = [];
@@ -55,11 +68,80 @@ export class ReembedRepository {
       }
       return out;
     };
+    const products = await staleOf(await this.redis.zrange(keys.products(tenantId), '0', '-1'), (id) => keys.product(tenantId, id));
+    const unserved: StaleDocuments['unserved'] = [];
+    if (languages) {
+      const of = await this.languagesOf(tenantId, products);
+      products.forEach((id, i) => of[i] !== null && !serves(languages, of[i]!) && unserved.push({ id, language: of[i]! }));
+    }
+    const left = new Set(unserved.map((u) => u.id));
     return {
-      products: await staleOf(await this.redis.zrange(keys.products(tenantId), '0', '-1'), (id) => keys.product(tenantId, id)),
+      products: products.filter((id) => !left.has(id)),
       entries: await staleOf(await allEntryIds(this.redis, tenantId), (id) => keys.entry(tenantId, id)),
       model: [...models].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null,
+      unserved,
     };
+  }
+
+  /** Marks products embedded by an earlier model skipped for their language (those embedded again or changed since stay as they are). */
+  async markUnserved(tenantId: string, unserved: StaleDocuments['unserved']): Promise<number> {
+    return this.move(tenantId, unserved.map(({ id, language }) => ({ id, from: 'ready', to: skippedForLanguage(language) })));
+  }
+
+  /**
+   * The tenant's products skipped (no vectors) in a language a model of `languages` serves: those
+   * skipped for their language, and those written while embedding was off. Those of the second
+   * kind in a language it does not serve are marked skipped for their language on the way (the
+   * reason the product view gives, and the counts a later model checks: store/embeddingProgress.ts).
+   */
+  async skippedServed(tenantId: string, languages: readonly string[]): Promise<SkippedProduct[]> {
+    const ids = await this.redis.zrange(keys.products(tenantId), '0', '-1');
+    const served: SkippedProduct[] = [];
+    for (let i = 0; i < ids.length; i += BATCH) {
+      const batch = ids.slice(i, i + BATCH);
+      const statuses = (await readHashes(this.redis, batch.map((id) => keys.product(tenantId, id)), ['embedding_status'])).map(([status]) => status);
+      const off = batch.filter((_, k) => statuses[k] === 'skipped');
+      const offLanguages = await this.languagesOf(tenantId, off);
+      const unserved: { id: string; from: StoredEmbeddingStatus; to: StoredEmbeddingStatus }[] = [];
+      batch.forEach((id, k) => {
+        const language = skippedLanguageOf(statuses[k]);
+        if (language !== null && serves(languages, language)) served.push({ id, status: statuses[k] as StoredEmbeddingStatus });
+      });
+      off.forEach((id, k) => {
+        const language = offLanguages[k];
+        if (language === null) return;
+        if (serves(languages, language)) served.push({ id, status: 'skipped' });
+        else unserved.push({ id, from: 'skipped', to: skippedForLanguage(language) });
+      });
+      await this.move(tenantId, unserved);
+    }
+    return served;
+  }
+
+  /** Marks skipped products pending once their embedding is queued (those embedded or changed since stay as they are). */
+  async markPending(tenantId: string, products: SkippedProduct[]): Promise<number> {
+    return this.move(tenantId, products.map(({ id, status }) => ({ id, from: status, to: 'pending' })));
+  }
+
+  /** Moves products' statuses where each still has the expected one; how many moved. */
+  private async move(tenantId: string, moves: { id: string; from: StoredEmbeddingStatus; to: StoredEmbeddingStatus }[]): Promise<number> {
+    let moved = 0;
+    for (let i = 0; i < moves.length; i += BATCH) {
+      const done = await Promise.all(moves.slice(i, i + BATCH).map(({ id, from, to }) =>
+        this.redis.moveEmbeddingStatus(keys.product(tenantId, id), keys.embeddingCounts(tenantId), 'product', from, to)));
+      moved += done.filter((n) => n === 1).length;
+    }
+    return moved;
+  }
+
+  /** The language of each product (null: deleted). */
+  private async languagesOf(tenantId: string, ids: string[]): Promise<(string | null)[]> {
+    const out: (string | null)[] = [];
+    for (let i = 0; i < ids.length; i += BATCH) {
+      const docs = await readHashes(this.redis, ids.slice(i, i + BATCH).map((id) => keys.product(tenantId, id)), ['doc']);
+      for (const [doc] of docs) out.push(doc ? (JSON.parse(doc) as { language: string }).language : null);
+    }
+    return out;
   }
 
   /**
@@ -73,6 +155,9 @@ export class ReembedRepository {
     const multi = this.redis.multi().del(keys.reembed(tenantId)).hset(keys.reembed(tenantId), { model, total, done: 0, started_at: now });
     if (total === 0) multi.hset(keys.reembed(tenantId), 'finished_at', now).set(keys.embeddingModel(tenantId), model);
     else if (stale.model) multi.set(keys.embeddingModel(tenantId), stale.model, 'NX');
+    // Products left without vectors of the new model (unserved) still have the old model's in the
+    // search replicas: as at the end of a re-embed, they read the tenant again (reembedProgress-3.lua).
+    if (total === 0 && stale.unserved.length > 0) multi.xadd(keys.changes(tenantId), 'MAXLEN', '~', CHANGE_STREAM_MAXLEN, '*', 'op', 'model', 'model', model);
     await multi.exec();
   }
 

@@ -139,6 +139,8 @@ export interface ScriptCommands {
       id: string, maxlen: number, rateBucket: number, expiredBucket: number, ...fieldValues: (string | Buffer)[]]
   ): Promise<VectorsResult>;
   markEmbeddingFailed(doc: Key, embeddingCounts: Key, textHash: string, kind: 'product' | 'entry'): Promise<VectorsResult>;
+  /** 1: moved; 0: the document has another status now (or is gone). */
+  moveEmbeddingStatus(doc: Key, embeddingCounts: Key, kind: 'product' | 'entry', from: string, to: string): Promise<0 | 1>;
   /** 1: counted as failed; 0: the item has a result already. */
   failJobItem(results: Key, counts: Key, errors: Key, index: number, errorJson: string): Promise<0 | 1>;
   /** 0: another model's re-embed runs now; 1: counted; 2: counted and finished. */
@@ -163,8 +165,8 @@ export interface ScriptCommands {
   /** The number of hashes changed; -1: not now (another model is the tenant's, or a re-embed runs). */
   dropStaleVectors(...call: ScriptCall): Promise<number>;
   readHashes(...call: ScriptCall): Promise<(string | null)[]>;
-  /** Records joined by RS, fields by US (lua/productTexts.lua). */
-  productTexts(...call: ScriptCall): Promise<string>;
+  /** Per product 4 values: doc (null: missing), parent_external_id, embedding_status, synced (lua/productTexts.lua). */
+  productTexts(...call: ScriptCall): Promise<(string | null)[]>;
   readHashesBuffer(...call: ScriptCall): Promise<(Buffer | null)[]>;
   oauthExchangeCode(
     ...call: [code: Key, client: Key, grant: Key, access: Key, refresh: Key, clientGrants: Key, approvingKey: Key,

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
+import { keys } from '../../src/store/keys.js';
 import { startStack, type Stack, type TenantFixture } from '../helpers/stack.js';
 
 const STATUS = '/api/knowledge/embedding';
@@ -80,6 +81,36 @@ test('embedding off: no model, documents counted as skipped', async () => {
     const res = await t.request('GET', STATUS);
     assert.deepEqual(res.body, { model: null, languages: [], products: counts({ skipped: 1 }), entries: counts(), rate_per_s: 0, eta_s: null, reembedding: null });
   } finally {
+    await stack.close();
+  }
+});
+
+test('the ETA is estimated from the current rate: the latest run of embedding, not the whole minute', async () => {
+  // Right after a large import the worker has embedded for a few seconds only (it waits while
+  // imports run): the documents of those seconds, as storeVectors counts them, per 1-s bucket.
+  const stack = await startStack({ KCS_EMBEDDER: 'none' }, { workers: false });
+  const client = await stack.client();
+  try {
+    const t = await stack.tenant();
+    await client.hset(keys.embeddingCounts(t.tenant.id), 'product:pending', 5000);
+    const now = Math.floor(Date.now() / 1000);
+    // A run a minute ago does not count; the one that began 3 s ago (50 documents a second) does.
+    await client.hset(keys.embeddingRate(t.tenant.id), { [now - 55]: 400, [now - 54]: 400, [now - 2]: 50, [now - 1]: 50, [now]: 50 });
+    const status = (await t.request('GET', STATUS)).body;
+    assert.ok(status.rate_per_s >= 37 && status.rate_per_s <= 75, `about 50 a second: ${status.rate_per_s}`);
+    assert.ok(status.eta_s >= 60 && status.eta_s <= 140, `5,000 pending at that rate, not at the minute's average (2,000 s): ${status.eta_s}`);
+    // A pause (an import runs again): the rate stays that of the latest run, so does the ETA.
+    await client.del(keys.embeddingRate(t.tenant.id));
+    await client.hset(keys.embeddingRate(t.tenant.id), { [now - 20]: 40, [now - 19]: 40, [now - 18]: 40, [now - 17]: 40 });
+    const paused = (await t.request('GET', STATUS)).body;
+    assert.ok(paused.rate_per_s >= 40 && paused.rate_per_s <= 41, `the latest run's 40 a second: ${paused.rate_per_s}`);
+    assert.equal(paused.eta_s, 125);
+    // Nothing embedded in the last minute: no rate, no ETA.
+    await client.del(keys.embeddingRate(t.tenant.id));
+    await client.hset(keys.embeddingRate(t.tenant.id), { [now - 70]: 100 });
+    assert.deepEqual([(await t.request('GET', STATUS)).body.rate_per_s, (await t.request('GET', STATUS)).body.eta_s], [0, null]);
+  } finally {
+    client.disconnect();
     await stack.close();
   }
 });

@@ -86,7 +86,9 @@ async function stackRedis(dir: string, given?: RedisAt): Promise<{ at: RedisAt; 
 }
 
 /** Settings a run gives every stack: the search engine (`npm run test:rqe` asks for the Redis Query Engine). */
-const runEnv = (): Record<string, string> => (process.env.KCS_SEARCH_ENGINE ? { KCS_SEARCH_ENGINE: process.env.KCS_SEARCH_ENGINE } : {});
+/** The run's choices a stack takes over: the search engine, the HTTP front (the test runner runs the HTTP suites on each). */
+const runEnv = (): Record<string, string> =>
+  Object.fromEntries(['KCS_SEARCH_ENGINE', 'KCS_HTTP'].flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
 
 export interface StackOptions {
   /** false leaves the queues to workers the test runs itself (e.g. a `kcs worker` process). */

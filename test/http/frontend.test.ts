@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { eventually } from '../helpers/eventually.js';
 import { startStack, type HttpResult, type Stack, type TenantFixture } from '../helpers/stack.js';
 
 const MIB = 1024 * 1024;
@@ -291,10 +292,13 @@ describe('probes and metrics', () => {
     assert.ok(res.headers['x-request-id']);
   });
 
-  test('/readyz answers 200 {status: ready}', async () => {
-    const res = await stack.request('GET', '/readyz');
-    assert.equal(res.status, 200);
-    assert.deepEqual(res.body, { status: 'ready' });
+  test('/readyz answers 200 {status: ready}, with the semantic search and HTTP front states', async () => {
+    // The query model loads in the background after the start (503 with semantic: loading meanwhile).
+    const res = await eventually(async () => {
+      const answer = await stack.request('GET', '/readyz');
+      return answer.status === 200 ? answer : undefined;
+    }, '/readyz 200');
+    assert.deepEqual(res.body, { status: 'ready', semantic: 'ready', http: process.env.KCS_HTTP === 'node' ? 'node' : 'uws' });
   });
 
   test('/metrics is Prometheus text with request counts and latency by route', async () => {

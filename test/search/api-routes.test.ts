@@ -183,17 +183,34 @@ describe('GET /api/knowledge/products/{id}/related', () => {
     s = await shop();
   });
 
-  test('200 with the answer shape; empty without embeddings, and says so', async () => {
+  test('200 with the answer shape; without embeddings by keyword similarity, and says so', async () => {
     const res = await s.t.request('GET', relatedProductsPath(s.product.shoes.id, '?limit=5'));
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(Object.keys(res.body).sort(), ANSWER_KEYS);
-    assert.deepEqual(res.body.hits, []);
-    assert.equal(res.body.total, 0);
+    assert.equal(res.body.hits[0]?.product.id, s.product.laces.id, `a shoe, its brand and category: ${res.text}`);
+    assert.ok(res.body.total >= res.body.hits.length && res.body.hits.length <= 5);
+    for (const hit of res.body.hits) assert.equal(hit.product.site_id, s.sites.en.id, 'its own site only');
+    res.body.hits.forEach((h: { ranks: unknown }, i: number) => assert.deepEqual(h.ranks, { keyword: i + 1, semantic: null }));
     assert.deepEqual(res.body.facets, {});
-    assert.equal(res.body.mode, 'semantic');
+    assert.equal(res.body.mode, 'keyword');
     assert.equal(res.body.semantic_fallback, EMBEDDING_OFF);
     assert.equal(res.body.engine, EXPECTED_ENGINE);
     assert.equal((await s.t.request('GET', relatedProductsPath(s.product.shoes.id.toUpperCase()))).status, 200, 'the id is case-insensitive');
+  });
+
+  test('by keywords: never the product itself or its own variants; the variant strategy applies', async () => {
+    const keys = async (key: string) => keysOfIds(s, (await s.t.request('GET', relatedProductsPath(s.product[key].id, '?limit=20'))).body.hits.map((h: { id: string }) => h.id));
+    const hoodie = await keys('hoodie');
+    assert.equal(hoodie[0], 'vest', `fleece and clothing: ${hoodie}`);
+    assert.ok(!hoodie.some((k) => k.startsWith('hoodie')), `not itself, not its variants: ${hoodie}`);
+    assert.ok((await keys('vest')).includes('hoodie'));
+    assert.equal((await s.t.request('PUT', '/api/knowledge/settings', { body: { variant_strategy: 'children_only' } })).status, 200);
+    try {
+      const vest = await keys('vest');
+      assert.ok(!vest.includes('hoodie') && vest.includes('hoodie-s'), `children only: ${vest}`);
+    } finally {
+      assert.equal((await s.t.request('PUT', '/api/knowledge/settings', { body: { variant_strategy: 'all' } })).status, 200);
+    }
   });
 
   test('404 for an unknown product, 422 for a bad id or paging, 401/403 without a key or catalog:read or search', async () => {

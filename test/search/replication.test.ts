@@ -102,7 +102,7 @@ after(async () => {
 test('the second process reports /readyz 200 once its index is built, with the existing data searchable', async (t) => {
   await b.kcs.until(async () => (await readyz(b)).status === 200, 30_000, "B's /readyz");
   t.diagnostic(`B ready ${(performance.now() - b.spawned).toFixed(0)} ms after it was spawned`);
-  assert.deepEqual((await readyz(b)).body, { status: 'ready' });
+  assert.equal((await readyz(b)).body.status, 'ready');
   assert.equal((await readyz(a)).status, 200);
   const found = await productIds(b, 'lantern');
   assert.equal(found.length, 1, 'the product written before B started is found at once');

@@ -187,6 +187,19 @@ test('markEmbeddingFailed: Stale when the texts changed since, else failed and c
   assert.equal(await redis.exists(keys.entry(T, 'gone')), 0);
 });
 
+test('moveEmbeddingStatus: moved and counted only from the status expected; a deleted product stays deleted', async () => {
+  const product = keys.product(T, 'skipped-1');
+  await redis.hset(product, 'rev', '1', 'embedding_status', 'skipped:de');
+  await redis.hset(keys.embeddingCounts(T), 'product:skipped:de', 1);
+  const pending = Number(await redis.hget(keys.embeddingCounts(T), 'product:pending'));
+  assert.equal(await redis.moveEmbeddingStatus(product, keys.embeddingCounts(T), 'product', 'ready', 'skipped:de'), 0, 'another status');
+  assert.equal(await redis.moveEmbeddingStatus(product, keys.embeddingCounts(T), 'product', 'skipped:de', 'pending'), 1);
+  assert.equal(await redis.hget(product, 'embedding_status'), 'pending');
+  assert.deepEqual(await redis.hmget(keys.embeddingCounts(T), 'product:skipped:de', 'product:pending'), ['0', String(pending + 1)]);
+  assert.equal(await redis.moveEmbeddingStatus(keys.product(T, 'gone'), keys.embeddingCounts(T), 'product', 'skipped:de', 'pending'), 0);
+  assert.equal(await redis.exists(keys.product(T, 'gone')), 0);
+});
+
 test('oauthIssueToken: ClientGone for a deleted client, Issued for one that exists', async () => {
   const issue = (clientId: string) =>
     redis.oauthIssueToken(

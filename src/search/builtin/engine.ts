@@ -6,7 +6,7 @@ import { fromBytes } from '../../store/vectorBytes.js';
 import type { Logger } from '../../log.js';
 import type { Store } from '../../store/redis.js';
 import type {
-  DocumentRef, EngineProgress, EntryAccess, KnowledgeSearch, ProductSearch, RelatedRequest, SearchEngine, SearchRequest, SearchResult, VariantStrategy,
+  DocumentRef, EngineProgress, EntryAccess, KnowledgeSearch, ProductSearch, RelatedRequest, RelatedResult, SearchEngine, SearchRequest, SearchResult, VariantStrategy,
 } from '../engine.js';
 import { ChangeFollower, type ChangedDoc, type FollowerSink, type RawVectors } from './follower.js';
 import type { ServingModels } from '../servingModels.js';
@@ -48,7 +48,7 @@ export class BuiltinEngine implements SearchEngine, FollowerSink {
     return replica.products.search(this.servable(tenantId, search));
   }
 
-  async relatedProducts(tenantId: string, productId: string, request: RelatedRequest & { variantStrategy: VariantStrategy }): Promise<SearchResult | null> {
+  async relatedProducts(tenantId: string, productId: string, request: RelatedRequest & { variantStrategy: VariantStrategy }): Promise<RelatedResult | null> {
     return (await this.replica(tenantId)).products.related(productId, request);
   }
 

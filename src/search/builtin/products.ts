@@ -5,13 +5,14 @@ import { baseLanguage, titleFocus } from '../analysis.js';
 import { attributePairs, codeKey, isInStock, queryCodes } from '../productValues.js';
 import { PLAIN_FACETS } from '../productFacets.js';
 import {
-  type FacetCount, type FacetName, type FacetStats, type ProductFilters, type ProductSearch, type RelatedRequest, type SearchResult, type StatField, type VariantStrategy, queryAnalysisOf,
+  type FacetCount, type FacetName, type FacetStats, type ProductFilters, type ProductSearch, type RelatedRequest, type RelatedResult, type SearchResult, type StatField, type VariantStrategy, queryAnalysisOf,
 } from '../engine.js';
 import { FACET_EXACT_LIMIT, FACET_VALUES, facetList, facetSample, statsOf } from '../facets.js';
 import { CATEGORY_LEVELS, categoryLevels, categoryPaths, matchesPrefix, parseFacet, type PlainFacet } from '../productFacets.js';
 import { compareValues, fieldKeys, sortTitle, type SortKey } from '../productSort.js';
 import type { DocOrder } from './sortedTiers.js';
 import { DocTable, type DocInput } from './docTable.js';
+import { moreLikeThis } from './moreLikeThis.js';
 import type { TextField } from './textIndex.js';
 import { NumberColumn } from './numberColumn.js';
 import { shared } from './sharedStrings.js';
@@ -221,8 +222,8 @@ export class ProductCollection {
     }
   }
 
-  /** Products of the same site nearest to a product's similarity anchor, without itself and its own variants. */
-  related(productId: string, request: RelatedRequest & { variantStrategy: VariantStrategy }): SearchResult | null {
+  /** Products of the same site nearest to a product's similarity anchor (without vectors: by keywords), without itself and its own variants. */
+  related(productId: string, request: RelatedRequest & { variantStrategy: VariantStrategy }): RelatedResult | null {
     const origin = this.table.docOf(productId);
     if (origin === undefined) return null;
     const facts = this.table.meta[origin]!;
@@ -233,7 +234,10 @@ export class ProductCollection {
       return !(facts.externalId && m.parentExternalId === facts.externalId);
     };
     const siteDocs = this.table.candidates([['site', [facts.siteId]]]) ?? [];
-    return { ...this.table.related(origin, request, { allows, docs: siteDocs }), facets: {} };
+    if (this.table.vector('anchor', origin) || this.table.vector('content', origin)) return { ...this.table.related(origin, request, { allows, docs: siteDocs }), facets: {}, relatedBy: 'vectors' };
+    // No vectors (a language the model does not serve, or embedding off): its keyword neighbours.
+    const liked = { texts: [this.titles[origin] ?? null, ...(['brand', 'category'] as const).map((f) => this.facetColumns[f].names[this.facetColumns[f].codes[origin]] ?? null)], attributes: facts.attributes };
+    return { ...moreLikeThis(this.table, origin, liked, { ...request, allows, docs: siteDocs }), facets: {}, relatedBy: 'keywords' };
   }
 
   /** The filter as a predicate holding only the checks the search asked for (it runs once per match). */

@@ -15,7 +15,7 @@ import { analyzeQuery, type QueryAnalysis } from '../analysis.js';
 import {
   fuseRanks, windowOf,
   type DocumentRef, type EngineProgress, type EntryAccess, type KnowledgeSearch,
-  type FacetName, type ProductSearch, type RelatedRequest, type SearchEngine, type SearchRequest, type SearchResult, type SortKey, type StatField,
+  type FacetName, type ProductSearch, type RelatedRequest, type RelatedResult, type SearchEngine, type SearchRequest, type SearchResult, type SortKey, type StatField,
   type VariantStrategy, queryAnalysisOf,
 } from '../engine.js';
 import { fieldKeys } from '../productSort.js';
@@ -26,6 +26,7 @@ import { IndexCommands } from './commands.js';
 import { FacetCounter, facetLists, statsLists, type StatSums, type ValueCounts } from './facets.js';
 import { KeywordSearch, type Keyword, type KeywordQuery, type PlannedWords, type Ranked } from './keyword.js';
 import { ModelIndexes } from './modelIndexes.js';
+import { LIKED_FIELDS, moreLikeThis } from './moreLikeThis.js';
 import { accessFilter, all, entryFilter, productFilterParts, tagAny, tagNone, variantFilter, type ProductFilterParts } from './query.js';
 import { IndexRouter } from './router.js';
 import type { ServingModels } from '../servingModels.js';
@@ -165,22 +166,23 @@ export class RedisQueryEngine implements SearchEngine {
     });
   }
 
-  relatedProducts(tenantId: string, productId: string, r: RelatedRequest & { variantStrategy: VariantStrategy }): Promise<SearchResult | null> {
+  relatedProducts(tenantId: string, productId: string, r: RelatedRequest & { variantStrategy: VariantStrategy }): Promise<RelatedResult | null> {
     return this.serve(tenantId, async () => {
       const indexes = await this.tenant(tenantId);
       const c = indexes.products(tenantId);
       const v = indexes.productVectors(tenantId);
-      const [rev, [site, ext], [anchor, content], purging] = await Promise.all([
+      const [rev, [site, ext, ...liked], [anchor, content], purging] = await Promise.all([
         this.redis.hget(keys.product(tenantId, productId), 'rev'),
-        this.redis.hmget(c.prefix + productId, 'f:site', 'f:ext'),
+        this.redis.hmget(c.prefix + productId, 'f:site', 'f:ext', ...LIKED_FIELDS),
         v ? this.redis.hmgetBuffer(v.prefix + productId, ...this.vectorFieldsOf(v)) : [null, null],
         this.redis.smembers(keys.sitesPurging(tenantId)),
       ]);
       if (!rev || (site && purging.includes(site))) return null;
       const vector = anchor?.length ? anchor : content;
-      if (!v || !vector?.length || !site) return { hits: [], total: 0, facets: {} };
-      const filter = all(tagAny('site', [site]), tagNone(F.id, [productId]), variantFilter(r.variantStrategy), ext ? tagNone('pext', [ext]) : '');
-      return this.related(v, { vector, filter }, r);
+      const filter = all(tagAny('site', site ? [site] : []), tagNone(F.id, [productId]), variantFilter(r.variantStrategy), ext ? tagNone('pext', [ext]) : '');
+      // No vectors (a language the model does not serve, or embedding off): its keyword neighbours.
+      if (!v || !vector?.length) return { ...(await moreLikeThis(this.ft, c, liked, { ...r, filter })), relatedBy: 'keywords' };
+      return { ...(await this.related(v, { vector, filter }, r)), relatedBy: 'vectors' };
     });
   }
 

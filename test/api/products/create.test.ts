@@ -11,7 +11,7 @@ const PRODUCT_KEYS = [
   'category', 'attributes', 'properties', 'price_current', 'price_msrp', 'price_special', 'price_on_request', 'currency',
   'image_url', 'product_url', 'availability', 'additional_images', 'rating_average', 'rating_count', 'language',
   'translation_group_id', 'parent_product_id', 'is_variant', 'is_parent', 'search_keywords', 'has_similarity_anchor',
-  'source', 'sync_hash', 'last_synced_at', 'created_at', 'updated_at', 'embedding_status',
+  'source', 'sync_hash', 'last_synced_at', 'created_at', 'updated_at', 'embedding_status', 'embedding_skipped_reason',
 ].sort();
 const NEVER_IN_RESPONSE = ['parent_external_id', 'similarity_text', 'embedding_text_description', 'embedding_text_properties', 'embedding_text_attributes'];
 
@@ -39,7 +39,7 @@ describe('POST /products: response shape and defaults', () => {
         image_url: null, product_url: null, availability: null, additional_images: [], rating_average: null,
         rating_count: 0, language: 'de', translation_group_id: null, parent_product_id: null, is_variant: false,
         is_parent: false, search_keywords: [], has_similarity_anchor: false, source: 'api', sync_hash: null,
-        last_synced_at: undefined, created_at: undefined, updated_at: undefined, embedding_status: 'skipped',
+        last_synced_at: undefined, created_at: undefined, updated_at: undefined, embedding_status: 'skipped', embedding_skipped_reason: 'embedding_off',
       },
     );
     for (const field of ['created_at', 'updated_at', 'last_synced_at']) {
@@ -78,7 +78,7 @@ describe('POST /products: response shape and defaults', () => {
         rating_average: '4.50', rating_count: 17, language: 'en-GB', translation_group_id: undefined,
         parent_product_id: null, is_variant: true, is_parent: false, search_keywords: ['sneaker', 'runner'],
         has_similarity_anchor: true, source: 'api', sync_hash: x(64, 'f'), last_synced_at: undefined,
-        created_at: undefined, updated_at: undefined, embedding_status: 'skipped',
+        created_at: undefined, updated_at: undefined, embedding_status: 'skipped', embedding_skipped_reason: 'embedding_off',
       },
     );
     assert.match(p.translation_group_id, UUID_V4);

@@ -171,14 +171,27 @@ export function semanticCases(): void {
       assert.ok(found.every((k) => DE_KEYS.includes(k)), `${found}`);
     });
 
-    test('paging; a product without vectors has no related products; an unknown id is null', async () => {
+    test('paging; an unknown id is null', async () => {
       const two = await relatedKeys(A, 'vest', { limit: 2 });
       const second = await relatedKeys(A, 'vest', { limit: 1, offset: 1 });
       assert.deepEqual(second, two.slice(1, 2));
-      const unembedded = await related(A, 'fahrrad');
-      assert.ok(unembedded, 'a known product is never null');
-      assert.deepEqual(unembedded.hits, []);
+      assert.equal((await related(A, 'vest'))?.relatedBy, 'vectors');
       assert.equal(await engine.relatedProducts(A.tenantId, randomUUID(), { limit: 10, offset: 0, variantStrategy: 'all' }), null);
+    });
+
+    test('a product without vectors relates by keywords (title, brand, category), on its site, keyword ranks', async () => {
+      const bike = await related(A, 'fahrrad');
+      assert.ok(bike, 'a known product is never null');
+      assert.equal(bike.relatedBy, 'keywords');
+      assert.deepEqual(keysOf(bike.hits, A.cat.key), ['fussball'], 'the only other product of brand Kicker and category Sport');
+      bike.hits.forEach((h, i) => assert.deepEqual(h.ranks, { keyword: i + 1, semantic: null }));
+      const can = await related(A, 'giesskanne');
+      assert.ok(can);
+      const found = keysOf(can.hits, A.cat.key);
+      assert.deepEqual(found, ['haus', 'taschenlampe'], 'brand Holzwerk and category Garten first, then category Garten alone');
+      assert.equal(can.total, 2);
+      assertDescending(can.hits, 'related by keywords');
+      assert.deepEqual(keysOf((await related(A, 'giesskanne', { limit: 1, offset: 1 }))!.hits, A.cat.key), ['taschenlampe'], 'paging');
     });
   });
 }
