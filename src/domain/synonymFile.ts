@@ -11,14 +11,11 @@ export interface ParsedSynonymLine {
 }
 
 /**
- * The sets of a file, or the errors of its bad lines (loc: the 1-based line number). A line with
- * several entries left of `=>` (`a, b => c`) makes one one-way set per entry, as Solr maps each.
+ * The sets of some of a file's lines (the first at index `first`, 0-based, of the file; an import
+ * reads a file a slice of lines at a time), or the errors of its bad lines (loc: the 1-based line
+ * number). A line with several entries left of `=>` (`a, b => c`) makes one one-way set per entry,
+ * as Solr maps each.
  */
-export function parseSynonymFile(text: string): { sets: ParsedSynonymLine[]; errors: ErrorItem[] } {
-  return parseSynonymLines(text.split(/\r?\n/), 0);
-}
-
-/** parseSynonymFile of some of a file's lines, the first of them at index `first` (0-based) of the file. */
 export function parseSynonymLines(lines: readonly string[], first: number): { sets: ParsedSynonymLine[]; errors: ErrorItem[] } {
   const sets: ParsedSynonymLine[] = [];
   const errors: ErrorItem[] = [];
