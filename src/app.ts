@@ -1,4 +1,5 @@
 // The composition root of `kcs serve`: stores, services, routes, and the request pipeline.
+import { ResultCache } from './search/resultCache.js';
 import { adminRoutes } from './api/admin.js';
 import { bulkRoutes } from './api/bulk.js';
 import { categoryRoutes } from './api/categories.js';
@@ -243,11 +244,13 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
       (err: Error) => log.error({ model: embedder!.modelId, err: err.message }, 'the query embedding model failed to load; semantic searches fall back to keyword'),
     );
   }
+  const resultCache = config.searchCacheBytes > 0 ? new ResultCache(config.searchCacheBytes) : null;
   const search = new SearchService({
     engine,
     embedders,
     products: services.products, knowledgeEntries: services.knowledgeEntries, sites: services.sites, synonyms: services.synonyms,
     rules: services.searchRules, facetExactLimit: config.facetExactLimit, analytics: services.searchAnalytics,
+    resultCache: resultCache ?? undefined,
   });
   services.searchAnalytics.start((err) => log.warn({ err: (err as Error).message }, 'search counts not written; kept for the next try'));
   // The indexes build in the background: /readyz answers 503 with the progress until they are done.
@@ -267,6 +270,15 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
     resolvers: [oauthResolver(services.oauth)],
   });
   const metrics = new HttpMetrics();
+  if (resultCache) {
+    const stat = (name: keyof ReturnType<ResultCache['stats']>) => () => resultCache.stats()[name];
+    metrics.addGauges({
+      kcs_search_cache_entries: { help: 'Product search results held by this process (KCS_SEARCH_CACHE_MB)', value: stat('entries') },
+      kcs_search_cache_bytes: { help: 'Estimated bytes of the product search results held', value: stat('bytes') },
+      kcs_search_cache_hits: { help: 'Product searches answered from a held result since start', value: stat('hits') },
+      kcs_search_cache_misses: { help: 'Product searches run on the engine since start (not held, or the tenant changed)', value: stat('misses') },
+    });
+  }
   const http = chooseFront(config.httpFront);
 
   let openApiDoc: unknown;

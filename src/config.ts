@@ -50,6 +50,8 @@ export interface Config {
   searchEngine: SearchEngineChoice;
   /** Facets are counted exactly over at most this many matches of a search, from a sample beyond (search/facets.ts). */
   facetExactLimit: number;
+  /** Bytes the recent product search results of a serve process may take (search/resultCache.ts); 0: no cache. */
+  searchCacheBytes: number;
   /** The HTTP front (http/front.ts): uWebSockets.js, node:http, or auto (uWS where its build loads). */
   httpFront: HttpFrontChoice;
 }
@@ -224,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     searchEngine: oneOf('KCS_SEARCH_ENGINE', 'auto', SEARCH_ENGINES),
     httpFront: oneOf('KCS_HTTP', 'auto', HTTP_FRONTS),
     facetExactLimit: int('KCS_FACET_EXACT_LIMIT', FACET_EXACT_LIMIT, { min: 1, max: 10_000_000 }),
+    searchCacheBytes: int('KCS_SEARCH_CACHE_MB', 0, { min: 0, max: 65_536 }) * 2 ** 20,
     oauth: {
       codeTtlS: int('KCS_OAUTH_CODE_TTL_S', DEFAULT_OAUTH_LIFETIMES.codeTtlS, { min: 1, max: 600 }),
       accessTtlS: int('KCS_OAUTH_ACCESS_TTL_S', DEFAULT_OAUTH_LIFETIMES.accessTtlS, { min: 1, max: 86_400 }),

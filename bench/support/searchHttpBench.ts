@@ -14,31 +14,27 @@
 import type { ProductSearch } from '../../src/search/engine.js';
 import { fmt, type Undo } from './harness.js';
 import { request } from './http.js';
-import { startKcs } from './kcs.js';
-import { describeLoad, drainer, load, warmThenLoad, type Drain, type LoadResult } from './load.js';
+import { describeLoad, drainer, load, type LoadResult } from './load.js';
 import { peakRssMiB, rssMiB } from './proc.js';
 import type { Column } from './searchColumn.js';
-import { merchandising, type NextRequest } from './searchMerchandising.js';
-import { HTTP_CONNECTIONS, MODEL, SECONDS, WARMUP_SECONDS } from './searchConfig.js';
-import { FACETS, httpBody, type HttpBody } from './searchQueries.js';
+import { merchandising } from './searchMerchandising.js';
+import { HTTP_CONNECTIONS, MODEL, SECONDS } from './searchConfig.js';
+import { checkRun, cpuPerSearch, figures, loadRun, PATH, startServe, type Serve, type Target } from './searchServe.js';
+import { FACETS, httpBody, type HttpBody, type SkewedQueries } from './searchQueries.js';
+import { noteSkewed, skewedRuns } from './searchSkewed.js';
 import type { Check, Summary } from './searchSummary.js';
 
-export const PATH = '/api/knowledge/search/products';
+export { PATH } from './searchServe.js';
+
 const MULTI_PATH = '/api/knowledge/search/multi';
+/** A serve whose every search runs on its engine (no cache of recent results). */
+const NO_CACHE = { KCS_SEARCH_CACHE_MB: '0' };
 
 /** Keyword searches (with site slugs, bound here), the hybrid/semantic query texts, and never-seen ones. */
-export type HttpQueries = { keyword: ProductSearch[]; vector: string[]; fresh: string[] };
+export type HttpQueries = { keyword: ProductSearch[]; vector: string[]; fresh: string[]; skewed: SkewedQueries };
 
 /** Connections of each side in the never-seen hybrid runs. */
 const FRESH_CONNECTIONS = 8;
-
-/** What a run loads: a server's port and request headers, the processes whose CPU is shown, its drain. */
-interface Target {
-  port: number;
-  headers: Record<string, string>;
-  pids: Record<string, number | undefined>;
-  drain: Drain;
-}
 
 /** A server answering the same keyword bodies beside kcs's runs, in a process of its own: the column's baseline. */
 interface Baseline extends Target {
@@ -51,26 +47,6 @@ interface Baseline extends Target {
   check?(connections: number, share: number): Check | undefined;
   stop(): Promise<void>;
 }
-
-/** A serve process of the column with `embedder`, noting its time from listening to /readyz 200; `probe` (a body) drains its runs. */
-async function startServe(column: Column, embedder: 'none' | 'local', undo: Undo, summary: Summary, probe: string) {
-  const env = { KCS_EMBEDDER: embedder, KCS_SEARCH_ENGINE: column.searchEngine };
-  // The built-in engine builds its replica in the background; /readyz answers 200 once it is done.
-  const serve = await startKcs(undo, 'serve', { redis: column.redis, env, profile: `serve-${column.engine}-${embedder}` });
-  const limit = column.readyTargetMs;
-  const check = limit === null ? undefined : { target: `${column.engine} < ${fmt(limit / 1000, 0)} s`, met: serve.readyMs < limit };
-  summary.note(column.engine, `serve start → /readyz 200, KCS_EMBEDDER=${embedder}`, `${fmt(serve.readyMs / 1000, 2)} s`, check);
-  const headers = { host: `${column.tenant.slug}.localhost:${serve.port}`, authorization: `Bearer ${column.tenant.key}`, 'content-type': 'application/json' };
-  const post = (body: string, timeoutMs?: number) => request(serve.port, { method: 'POST', path: PATH, headers, body, timeoutMs });
-  const answer = await post(probe);
-  const parsed = JSON.parse(answer.body) as { engine?: string };
-  if (answer.status !== 200 || parsed.engine !== column.engine) throw new Error(`${column.engine}: keyword search answered ${answer.status}: ${answer.body.slice(0, 500)}`);
-  const drain = await drainer((timeoutMs) => post(probe, timeoutMs));
-  // serve.pids(): the serve process by name ('kcs serve') and its child processes, if any.
-  return { serve, port: serve.port, headers, post, pids: { ...serve.pids(), 'redis-server': column.redisPid }, drain };
-}
-
-type Serve = Awaited<ReturnType<typeof startServe>>;
 
 /** A baseline server's port and headers, checked on `probe` (an answer with hits), with its drain. */
 async function baselineTarget(name: string, port: number, probe: string): Promise<Omit<Target, 'pids'>> {
@@ -105,30 +81,6 @@ async function startMiniSearch(column: Column, undo: Undo, summary: Summary, pro
   };
 }
 
-/** A warmed, drained autocannon run of `bodies` in turn (or of what `bodies` gives) against `target`, printed as `label`. */
-function loadRun(label: string, target: Target, bodies: string[] | NextRequest, connections: number, path = PATH): Promise<LoadResult> {
-  let i = 0;
-  const next: NextRequest = typeof bodies === 'function' ? bodies : () => ({ body: bodies[i++ % bodies.length] });
-  const options = {
-    url: `http://127.0.0.1:${target.port}`, connections,
-    requests: [{ method: 'POST' as const, path, headers: target.headers, setupRequest: (req: object) => ({ ...req, path, ...next() }) }],
-  };
-  return warmThenLoad(label, options, WARMUP_SECONDS, SECONDS, { ...target.pids, 'load generator': process.pid }, target.drain);
-}
-
-/** A run's failures as problems: wrong answers, nothing completed, a queue not drained. */
-function checkRun(column: Column, name: string, r: LoadResult, summary: Summary): void {
-  if (r.non2xx > 0 || r.errors > 0) summary.problem(`${column.engine}, ${name}: ${r.non2xx} non-2xx, ${r.errors} errors (${JSON.stringify(r.statuses)})`);
-  if (r.rps === 0) summary.problem(`${column.engine}, ${name}: no request completed`);
-  if (r.undrained) summary.problem(`${column.engine}, ${name}: the server was still answering slowly ${fmt(r.drainS, 0)} s after the run`);
-}
-
-const figures = (r: LoadResult) => `${fmt(r.rps, 0)} req/s, p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms`;
-
-/** CPU µs a completed search of each server-side process of a run (the load generator and the rest of the machine left out). */
-const cpuPerSearch = (r: LoadResult) => Object.entries(r.cpu).filter(([name]) => name !== 'load generator' && name !== 'other')
-  .map(([name, cores]) => `${name} ${fmt((cores / r.rps) * 1e6, 0)} µs`).join(', ');
-
 /** Autocannon runs at each connection count over `bodies`, noted, each with the baseline's beside it when given; kcs's results, and the baseline's. */
 async function measure(column: Column, target: Serve, name: string, bodies: string[], summary: Summary, baseline?: Baseline): Promise<{ runs: LoadResult[]; baselineRuns: LoadResult[] }> {
   const runs: LoadResult[] = [];
@@ -159,7 +111,9 @@ export async function overHttp(column: Column, queries: HttpQueries, undo: Undo,
 
   // Keyword, embedding off; the baseline's runs beside its runs.
   const keyword = queries.keyword.map((s) => JSON.stringify(httpBody(column.bind(s))));
-  const keywordServe = await startServe(column, 'none', undo, summary, keyword[0]);
+  // The engine's own cost: every search runs on it (with the cache of recent results a loop over 500
+  // bodies would be answered from it after its first pass; the skewed workload below measures it).
+  const keywordServe = await startServe(column, 'none', undo, summary, keyword[0], NO_CACHE);
   const baseline = column.direct ? await startFloor(column, undo, keyword[0]) : column.miniSearch ? await startMiniSearch(column, undo, summary, keyword[0]) : undefined;
   const { runs: keywordRuns, baselineRuns } = await measure(column, keywordServe, `keyword (${keyword.length} distinct queries)`, keyword, summary, baseline);
   results.push(...keywordRuns, ...baselineRuns);
@@ -171,10 +125,26 @@ export async function overHttp(column: Column, queries: HttpQueries, undo: Undo,
   const post = (path: string, body: string) => request(keywordServe.port, { method: 'POST', path, headers: keywordServe.headers, body });
   results.push(...(await merchandising(column, (label, next, connections) => loadRun(label, keywordServe, next, connections), post, bodies, summary,
     (name, r) => checkRun(column, name, r, summary))));
+  // The skewed storefront workload without the cache (the default), then with it.
+  const skewed = { pool: queries.skewed.pool.map((s) => httpBody(column.bind(s))), fresh: queries.skewed.fresh.map((s) => httpBody(column.bind(s))) };
+  let nextFresh = 0;
+  const fresh = () => skewed.fresh[nextFresh++ % skewed.fresh.length];
   await keywordServe.serve.stop();
+  // Each on a serve started for it, the same way (a fresh process's garbage and JIT alike).
+  const skewedOn = async (name: string, env: Record<string, string>) => {
+    const serve = await startServe(column, 'none', undo, summary, keyword[0], env);
+    const runs = await skewedRuns(column, serve, name, skewed, fresh, summary);
+    await serve.serve.stop();
+    return runs;
+  };
+  const uncached = await skewedOn('without the cache', NO_CACHE);
+  const cached = await skewedOn('with the cache', { KCS_SEARCH_CACHE_MB: '64' });
+  noteSkewed(column, cached, uncached, summary);
+  if (nextFresh > skewed.fresh.length) summary.problem(`${column.engine}: ${nextFresh} never-seen storefront searches sent, only ${skewed.fresh.length} distinct: some were repeats`);
+  results.push(uncached.skewed, uncached.neverSeen, cached.skewed, cached.neverSeen);
 
   // Hybrid and semantic with the local model: a fixed set of queries, embedded once while warming.
-  const vectorServe = await startServe(column, 'local', undo, summary, keyword[0]);
+  const vectorServe = await startServe(column, 'local', undo, summary, keyword[0], NO_CACHE);
   const embedTimes: number[] = [];
   for (const query of queries.vector) {
     const t = performance.now();

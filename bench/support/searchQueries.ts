@@ -42,8 +42,18 @@ export interface Plan {
   related: number[];
   /** Recall cases, with the brute-force scan's time per query. */
   recall: { name: string; queries: RecallQuery[]; scan: Timing }[];
-  http: { keyword: ProductSearch[]; vector: string[]; fresh: string[] };
+  http: { keyword: ProductSearch[]; vector: string[]; fresh: string[]; skewed: SkewedQueries };
 }
+
+/** The skewed storefront workload's searches (searchSkewed.ts): a pool drawn from by popularity, and never-seen ones, none in the pool. */
+export interface SkewedQueries {
+  pool: ProductSearch[];
+  fresh: ProductSearch[];
+}
+
+/** Distinct searches in the skewed workload's pool, and never-seen ones to draw the rest from. */
+const SKEWED_POOL = 3_000;
+const SKEWED_FRESH = 40_000;
 
 /** A storefront search: words from one product (so it matches), ~25% with a filter, ~30% with facets. */
 function keywordSearch(rng: Rng, d: Catalogued, mode: ProductSearch['mode'], vector: Float32Array | null = null, t = rng.int(d.n)): ProductSearch {
@@ -119,6 +129,7 @@ export function makePlan(d: Catalogued): Plan {
     keyword: Array.from({ length: 500 }, () => keywordSearch(qrng, d, 'keyword')),
     vector: Array.from({ length: HTTP_VECTOR_QUERIES }, () => storefrontQuery(qrng, d.words[qrng.int(d.n)], d.head.en, 0, 0)),
     fresh: [] as string[],
+    skewed: skewedQueries(new Rng(4242), d),
   };
   // Never-seen queries for hybrid: distinct, and none of the cached set.
   const seen = new Set(http.vector);
@@ -129,6 +140,23 @@ export function makePlan(d: Catalogued): Plan {
     http.fresh.push(query);
   }
   return { sets, related, recall, http };
+}
+
+/** SKEWED_POOL distinct storefront searches, and SKEWED_FRESH more, distinct and none of them in the pool. */
+function skewedQueries(rng: Rng, d: Catalogued): SkewedQueries {
+  const seen = new Set<string>();
+  const distinct = (count: number): ProductSearch[] => {
+    const out: ProductSearch[] = [];
+    for (let tries = 0; out.length < count && tries < count * 10; tries++) {
+      const s = keywordSearch(rng, d, 'keyword');
+      const key = JSON.stringify([s.query, s.filters, s.facets]);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(s);
+    }
+    return out;
+  };
+  return { pool: distinct(SKEWED_POOL), fresh: distinct(SKEWED_FRESH) };
 }
 
 /** What the keyword runs POST (and the direct floor reads). */

@@ -22,6 +22,7 @@ import type { AppliedRule } from './ruleSet.js';
 import type { SearchRuleService } from './searchRules.js';
 import type { Tenant } from '../schemas/records.js';
 import type { Page } from '../store/docs.js';
+import type { ResultCache } from '../search/resultCache.js';
 
 type ProductSearchInput = Static<typeof ProductSearchRequest>;
 type FacetValuesInput = Static<typeof FacetValuesRequest>;
@@ -95,6 +96,8 @@ export interface SearchServiceOptions {
   rules?: SearchRuleService;
   /** Counts product searches and names them (query_id); none: nothing is counted. */
   analytics?: SearchRecorder;
+  /** Recent product search results (KCS_SEARCH_CACHE_MB); none: every search runs on the engine. */
+  resultCache?: ResultCache;
 }
 
 export class SearchService {
@@ -107,8 +110,10 @@ export class SearchService {
   private readonly synonyms: SynonymService | null;
   private readonly rules: SearchRuleService | null;
   private readonly analytics: SearchRecorder | null;
+  private readonly resultCache: ResultCache | null;
 
   constructor(options: SearchServiceOptions) {
+    this.resultCache = options.resultCache ?? null;
     this.analytics = options.analytics ?? null;
     this.synonyms = options.synonyms ?? null;
     this.rules = options.rules ?? null;
@@ -189,7 +194,7 @@ export class SearchService {
     const pins = input.limit === 0 ? [] : (effect?.pins ?? []);
     const offset = input.offset ?? 0;
     const excludeIds = effect ? [...effect.hidden, ...effect.pins.map((p) => p.productId)] : undefined;
-    const organic: SearchResult = f === null ? { hits: [], total: 0, facets: Object.fromEntries(facets.map((name) => [name, []])) } : await this.engine.searchProducts(tenant.id, {
+    const organic: SearchResult = f === null ? { hits: [], total: 0, facets: Object.fromEntries(facets.map((name) => [name, []])) } : await this.engineSearch(tenant.id, {
       ...this.request(query, plan, input),
       offset: organicOffset(pins, offset),
       synonyms: plan.synonyms?.table ?? null,
@@ -217,6 +222,11 @@ export class SearchService {
     });
     const result = pins.length > 0 ? { ...organic, ...pinnedPage(organic.hits, organic.total, pins, offset, input.limit ?? 20) } : organic;
     return { result, plan, siteId };
+  }
+
+  /** The engine's result of a product search, through the cache of recent results where there is one. */
+  private engineSearch(tenantId: string, search: ProductSearch): Promise<SearchResult> {
+    return this.resultCache ? this.resultCache.searchProducts(this.engine, tenantId, search) : this.engine.searchProducts(tenantId, search);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** One answered request, as the metrics count it. */
 export interface ObservedRequest {
@@ -42,6 +42,13 @@ export class HttpMetrics {
     }
     series.requests.inc();
     series.latency.observe(seconds);
+  }
+
+  /** Gauges read when /metrics is rendered (a cache's entries and bytes, its hits and misses so far). */
+  addGauges(gauges: Record<string, { help: string; value: () => number }>): void {
+    for (const [name, { help, value }] of Object.entries(gauges)) {
+      new Gauge({ name, help, registers: [this.registry], collect() { this.set(value()); } });
+    }
   }
 
   render(): Promise<string> {

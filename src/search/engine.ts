@@ -164,6 +164,12 @@ export interface SearchEngine {
    * with the configured model runs (search/servingModels.ts). Query vectors must be of it.
    */
   servingModel(tenantId: string): Promise<string | null>;
+  /**
+   * A mark of what the engine answers the tenant's searches from, taken before a search: it moves
+   * with every change of the tenant's documents that the engine can see (search/resultCache.ts
+   * keeps a result only under the mark it was found at).
+   */
+  changeMark(tenantId: string): string | Promise<string>;
   /** Read-your-writes: makes this process see documents just written before the write is answered. */
   refresh(tenantId: string, changed: DocumentRef[]): Promise<void>;
   close(): Promise<void>;

@@ -33,6 +33,8 @@ export class BuiltinEngine implements SearchEngine, FollowerSink {
   /** Replicas being read again in full; they replace the served ones when complete. */
   private readonly reloading = new Map<string, TenantReplica>();
   private readonly follower: ChangeFollower;
+  /** Per tenant, how many times its replica changed in this process (changeMark). */
+  private readonly changes = new Map<string, number>();
 
   constructor(redis: Store, log: Logger, options: BuiltinEngineOptions) {
     this.follower = new ChangeFollower(redis, log, { sink: this, models: options.models });
@@ -66,6 +68,11 @@ export class BuiltinEngine implements SearchEngine, FollowerSink {
     return this.follower.servedModel(tenantId);
   }
 
+  /** The replica's own count of changes: it moves when a change is applied here, not when it is written. */
+  changeMark(tenantId: string): string {
+    return String(this.changes.get(tenantId) ?? 0);
+  }
+
   refresh(tenantId: string, changed: DocumentRef[]): Promise<void> {
     return this.follower.refresh(tenantId, changed);
   }
@@ -75,6 +82,7 @@ export class BuiltinEngine implements SearchEngine, FollowerSink {
   }
 
   apply(tenantId: string, docs: ChangedDoc[]): void {
+    this.changed(tenantId);
     const replica = this.reloading.get(tenantId) ?? this.replicaOf(tenantId);
     // A batch names each document once, so deletes may go first. The others are parsed as the
     // table takes them: a scavenge then finds one parsed document alive, not the whole batch
@@ -89,6 +97,7 @@ export class BuiltinEngine implements SearchEngine, FollowerSink {
   }
 
   dropSite(tenantId: string, siteId: string): void {
+    this.changed(tenantId);
     const table = this.replicaOf(tenantId).products.table;
     for (const set of table.withValues('site', [siteId])) for (const doc of [...set]) table.delete(table.ids[doc]);
   }
@@ -100,8 +109,13 @@ export class BuiltinEngine implements SearchEngine, FollowerSink {
   endReload(tenantId: string, ok: boolean): void {
     const fresh = this.reloading.get(tenantId);
     this.reloading.delete(tenantId);
+    this.changed(tenantId);
     if (ok && fresh) this.replicas.set(tenantId, fresh);
     else this.replicas.delete(tenantId);
+  }
+
+  private changed(tenantId: string): void {
+    this.changes.set(tenantId, (this.changes.get(tenantId) ?? 0) + 1);
   }
 
   /** The tenant's replica once its documents are read (read on first use for a tenant created after start). */

@@ -127,6 +127,12 @@ export class RedisQueryEngine implements SearchEngine {
 
   async close(): Promise<void> {}
 
+  /** The newest entry of the tenant's change stream: every write of a document the indexes read adds one. */
+  async changeMark(tenantId: string): Promise<string> {
+    const [last] = await this.redis.xrevrange(keys.changes(tenantId), '+', '-', 'COUNT', 1);
+    return last?.[0] ?? '0-0';
+  }
+
   async servingModel(tenantId: string): Promise<string | null> {
     return (await this.options.models.of(tenantId)).modelId;
   }
