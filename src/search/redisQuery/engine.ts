@@ -33,7 +33,8 @@ import type { ServingModels } from '../servingModels.js';
 import { F, PROJECTION_VERSION, type Collection, type IndexOptions } from './schema.js';
 import type { TenantIndexes } from './tenantIndexes.js';
 import { TermStatistics, type TermStatisticsOptions } from './termStatistics.js';
-import { EXACT_LIMIT, VectorSearch, type Nearest } from './vectorSearch.js';
+import { EXACT_LIMIT, VectorSearch } from './vectorSearch.js';
+import { productSemantic, runsSemantic, servedFilter, vectorModelOf, type SemanticScope } from './semanticScope.js';
 
 export interface RedisQueryEngineOptions {
   /** Which model's vectors each tenant is searched with: each model has its own indexes. */
@@ -48,9 +49,6 @@ export interface RedisQueryEngineOptions {
   /** How long the term counts that plan keyword queries are kept (termStatistics.ts). */
   termStatistics?: TermStatisticsOptions;
 }
-
-/** How a search's semantic part runs: where, under which filters, among how many documents. */
-type SemanticScope = Omit<Nearest, 'vector' | 'blob' | 'k' | 'floor'>;
 
 /** What differs between a product and an entry search, and the query's words. */
 interface SearchScope {
@@ -70,20 +68,7 @@ interface SearchScope {
   semantic: SemanticScope | null;
 }
 
-/** The documents semantic ranking may consider: those in a language the embedding model serves. */
-const servedFilter = (s: SearchRequest) => tagAny(F.baseLanguage, s.semanticLanguages);
-const runsSemantic = (s: SearchRequest) => s.mode !== 'keyword' && s.vector !== null;
-/** The model and dimension of a search's query vector (undefined: it has none). */
-const vectorModelOf = (s: SearchRequest): IndexOptions | undefined => (s.vector && s.model ? { modelId: s.model, dimension: s.vector.length } : undefined);
 const unknownIndex = (error: unknown) => error instanceof Error && /unknown index|no such index/i.test(error.message);
-
-/** A product search's semantic part: the vectors searched under the filters their index holds, the rest checked in the products index. */
-function productSemantic(vectors: Collection, products: Collection, parts: ProductFilterParts, s: SearchRequest): Omit<SemanticScope, 'allowed'> {
-  const filter = all(parts.stable, servedFilter(s));
-  return { c: vectors, filter, check: parts.volatile ? { c: products, filter: all(filter, parts.volatile) } : null };
-}
-
-
 
 export class RedisQueryEngine implements SearchEngine {
   readonly name = 'redis-query-engine' as const;
