@@ -1,5 +1,4 @@
 // The composition root of `kcs serve`: stores, services, routes, and the request pipeline.
-import { ResultCache } from './search/resultCache.js';
 import { adminRoutes } from './api/admin.js';
 import { bulkRoutes } from './api/bulk.js';
 import { categoryRoutes } from './api/categories.js';
@@ -38,6 +37,7 @@ import { createEmbedder, createQueryModel } from './embed/index.js';
 import { QueryEmbedder } from './embed/queryEmbedder.js';
 import { QueryEmbedders } from './embed/queryEmbedders.js';
 import { createSearchEngine, dropOldLayoutIndexes, indexOptionsOf, resolveSearchEngine, searchWrites, type SearchWrites } from './search/index.js';
+import { ResultCache } from './search/resultCache.js';
 import type { EngineProgress } from './search/engine.js';
 import { SiteService } from './domain/sites.js';
 import { SynonymService } from './domain/synonyms.js';

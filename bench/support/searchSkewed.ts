@@ -103,7 +103,7 @@ function startWriter(serve: Serve): { stop(): Promise<number> } {
 /** The serve's cache counters from /metrics; null without a cache. */
 async function cacheCounts(serve: Serve): Promise<{ hits: number; misses: number } | null> {
   const text = (await request(serve.port, { method: 'GET', path: '/metrics', headers: { host: serve.headers.host } })).body;
-  const read = (name: string) => /^kcs_search_cache_(\w+) (\S+)$/m.test(text) ? Number(new RegExp(`^kcs_search_cache_${name} (\\S+)$`, 'm').exec(text)?.[1]) : NaN;
+  const read = (name: string) => Number(new RegExp(`^kcs_search_cache_${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
   const hits = read('hits');
   return Number.isNaN(hits) ? null : { hits, misses: read('misses') };
 }

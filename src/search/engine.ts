@@ -167,9 +167,10 @@ export interface SearchEngine {
   /**
    * A mark of what the engine answers the tenant's searches from, taken before a search: it moves
    * with every change of the tenant's documents that the engine can see (search/resultCache.ts
-   * keeps a result only under the mark it was found at).
+   * keeps a result only under the mark it was found at). Null while the engine may answer the
+   * tenant partly (its indexes still read stored documents): nothing is kept.
    */
-  changeMark(tenantId: string): string | Promise<string>;
+  changeMark(tenantId: string): string | null | Promise<string | null>;
   /** Read-your-writes: makes this process see documents just written before the write is answered. */
   refresh(tenantId: string, changed: DocumentRef[]): Promise<void>;
   close(): Promise<void>;

@@ -4,7 +4,8 @@
 // documents: those are read fresh for every answer, so a product's sync time or embedding status
 // is never stale. It is found only under the tenant's change mark read before the search (the
 // engine's: SearchEngine.changeMark), and any write to the tenant's documents moves that mark, so
-// an answered write is never followed by a cached result from before it. Bounded in bytes, least
+// an answered write is never followed by a cached result from before it; while the engine may
+// answer the tenant partly (its indexes still reading), nothing is kept. Bounded in bytes, least
 // recently used first out; never shared across tenants (the tenant is part of the key), and a
 // product search reads nothing a key's visibility narrows.
 import type { ProductSearch, SearchEngine, SearchResult } from './engine.js';
@@ -41,6 +42,11 @@ export class ResultCache {
   /** The engine's result of `search`, from the cache where the tenant has not changed since it was stored. */
   async searchProducts(engine: SearchEngine, tenantId: string, search: ProductSearch): Promise<SearchResult> {
     const mark = await engine.changeMark(tenantId);
+    if (mark === null) {
+      // The engine may answer partly now: nothing is kept.
+      this.misses++;
+      return engine.searchProducts(tenantId, search);
+    }
     const key = `${tenantId}\n${mark}\n${this.fingerprint(search)}`;
     const found = this.entries.get(key);
     if (found) {

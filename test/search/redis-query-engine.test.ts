@@ -116,6 +116,28 @@ if (!available) {
       assert.ok(!projected.includes(tenantId), 'a projected tenant is not projected again');
     });
 
+    test('no search result may be held while the tenant\'s documents are unprojected or its indexes still read them; then the mark moves with each write', async () => {
+      const tenantId = await tenant(plain);
+      const cat = await writeCatalogue(plain, tenantId);
+      // An engine whose projection job does nothing: the documents stay without search fields.
+      const e = new RedisQueryEngine(redis, log, { models: new ServingModels(redis, { configured: { modelId: MODEL, dimension: DIM } }), project: async () => undefined });
+      engines.push(e);
+      await e.start();
+      await e.searchProducts(tenantId, productSearch({ query: 'lantern' }));
+      // A kcs process of another suite on the same server may have projected it meanwhile.
+      if ((await redis.get(keys.searchProjection(tenantId))) === null) assert.equal(await e.changeMark(tenantId), null, 'unprojected: its answers are partial');
+      await new ProjectionBackfill(redis, queryEngineProjection).run(tenantId);
+      await within(60_000, 'projected and read: a result may be held', async () => {
+        await e.searchProducts(tenantId, productSearch({ query: 'lantern' }));
+        return (await e.changeMark(tenantId)) !== null;
+      }, 100);
+      assert.deepEqual(keysOf((await e.searchProducts(tenantId, productSearch({ query: 'lantern' }))).hits, cat.key), ['lantern', 'tent'], 'by then every document is found');
+      const before = await e.changeMark(tenantId);
+      assert.equal(await e.changeMark(tenantId), before, 'no write, the same mark');
+      await plain.services.products.delete(tenantId, cat.id.tent);
+      assert.notEqual(await e.changeMark(tenantId), before, 'a write moves it');
+    });
+
     test('a tenant created where the Query Engine serves has its indexes before its first document, and needs no projection job', async () => {
       const tenantId = await tenant(projecting);
       assert.equal(await redis.get(keys.searchProjection(tenantId)), queryEngineProjection.version);

@@ -75,6 +75,8 @@ export class RedisQueryEngine implements SearchEngine {
   ready = false;
   private readonly indexes: ModelIndexes;
   private readonly projected = new Map<string, Promise<void>>();
+  /** Tenants whose documents this process found all projected (changeMark). */
+  private readonly wholeProjection = new Set<string>();
   private readonly ft: IndexCommands;
   private readonly stats: TermStatistics;
   private readonly keywords: KeywordSearch;
@@ -112,10 +114,20 @@ export class RedisQueryEngine implements SearchEngine {
 
   async close(): Promise<void> {}
 
-  /** The newest entry of the tenant's change stream: every write of a document the indexes read adds one. */
-  async changeMark(tenantId: string): Promise<string> {
-    const [last] = await this.redis.xrevrange(keys.changes(tenantId), '+', '-', 'COUNT', 1);
-    return last?.[0] ?? '0-0';
+  /**
+   * The newest entry of the tenant's change stream (every write of a document the indexes read adds
+   * one); null until this process has found the tenant's documents projected and its indexes done
+   * reading them (a search answers from what is read so far meanwhile).
+   */
+  async changeMark(tenantId: string): Promise<string | null> {
+    if (!this.indexes.of(await this.options.models.of(tenantId)).complete(tenantId)) return null;
+    const last = this.redis.xrevrange(keys.changes(tenantId), '+', '-', 'COUNT', 1).then(([entry]) => entry?.[0] ?? '0-0');
+    if (this.wholeProjection.has(tenantId)) return last;
+    // Sent together: one round trip.
+    const [marker, mark] = await Promise.all([this.redis.get(keys.searchProjection(tenantId)), last]);
+    if (marker !== PROJECTION_VERSION) return null;
+    this.wholeProjection.add(tenantId);
+    return mark;
   }
 
   async servingModel(tenantId: string): Promise<string | null> {

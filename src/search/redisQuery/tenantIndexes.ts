@@ -46,9 +46,20 @@ async function doneWithin(work: Promise<unknown>, ms: number): Promise<boolean> 
   return Promise.race([finished, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]).finally(() => clearTimeout(timer));
 }
 
+/** What a process found of a tenant's indexes: when, on which master, and whether they still read stored documents. */
+interface Created {
+  at: number;
+  node: string;
+  done: Promise<void>;
+  /** `done` resolved: every index exists. */
+  settled: boolean;
+  /** Indexes whose read of the stored documents went on past the wait (their searches answer partly meanwhile). */
+  reading: number;
+}
+
 export class TenantIndexes {
   /** Per tenant: when its indexes were found or made, on which master, and the promise of that. */
-  private readonly created = new Map<string, { at: number; node: string; done: Promise<void> }>();
+  private readonly created = new Map<string, Created>();
   /** The reads of stored documents under way in this process, by `owed` key. */
   private readonly reading = new Map<string, Promise<void>>();
   /** Indexes being made on a master a migration moves a tenant's slot to, by tenant and master. */
@@ -89,6 +100,12 @@ export class TenantIndexes {
     return this.remember(tenantId, true);
   }
 
+  /** Whether this process found (or made) the tenant's indexes with every stored document read: its searches answer whole. */
+  complete(tenantId: string): boolean {
+    const created = this.created.get(tenantId);
+    return created !== undefined && created.settled && created.reading === 0;
+  }
+
   /** Forgets what this process knows of the tenant's indexes: the next search checks them again. */
   forget(tenantId: string): void {
     this.created.delete(tenantId);
@@ -125,12 +142,11 @@ export class TenantIndexes {
   }
 
   private remember(tenantId: string, read: boolean): Promise<void> {
-    const node = this.router.nodeKey(tenantId);
-    const done = Promise.all(this.all(tenantId).map((c) => this.create(c, read))).then(() => undefined);
-    const created = { at: performance.now(), node, done };
+    const created: Created = { at: performance.now(), node: this.router.nodeKey(tenantId), done: Promise.resolve(), settled: false, reading: 0 };
+    created.done = Promise.all(this.all(tenantId).map((c) => this.create(c, read, created))).then(() => void (created.settled = true));
     this.created.set(tenantId, created);
-    done.catch(() => this.created.get(tenantId) === created && this.created.delete(tenantId));
-    return done;
+    created.done.catch(() => this.created.get(tenantId) === created && this.created.delete(tenantId));
+    return created.done;
   }
 
   /**
@@ -142,7 +158,7 @@ export class TenantIndexes {
    * the `owed` key is set before the index and removed once they all are written, so a process
    * that dies between the two leaves the work to the next one (bench:query-engine-index).
    */
-  private async create(c: Collection, read: boolean): Promise<void> {
+  private async create(c: Collection, read: boolean, created: Created): Promise<void> {
     if (!read) {
       await this.createIndex(c, { scan: false });
       return;
@@ -161,10 +177,13 @@ export class TenantIndexes {
       }
     }
     if (!scanning && !owed) return;
-    if (await doneWithin(scanning ? this.scanDone(c) : this.writeAgain(c), READ_WAIT_MS)) return;
+    const reading = scanning ? this.scanDone(c) : this.writeAgain(c);
+    if (await doneWithin(reading, READ_WAIT_MS)) return;
     // On one server, searches answer from what is read so far; the read goes on (a failed one is
-    // taken up again by the next ensure(): the `owed` key stays).
+    // taken up again by the next ensure(): the `owed` key stays, and the tenant stays partial here).
     if (this.router.clustered) throw new UnavailableError(`the search indexes of tenant ${c.tenantId} are still reading its documents`);
+    created.reading++;
+    reading.then(() => created.reading--, () => undefined);
   }
 
   /** Whether the index is reading by the server's scan (null: there is no such index). */
