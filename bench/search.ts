@@ -14,7 +14,8 @@
 //      same products as plain hashes on the same server), and kcs ÷ direct; on the built-in engine
 //      beside a plain node:http server holding MiniSearch over the same products
 //      (support/searchMiniSearch.ts: fuzzy 0.2, the last word a prefix, filters, facets counted over
-//      the hits), and kcs ÷ MiniSearch server; each side's CPU a search.
+//      the hits), and kcs ÷ MiniSearch server; each side's CPU a search. Then the skewed storefront
+//      workload (support/searchSkewed.ts) on a serve with the cache of recent results and one without.
 //   3. Baselines in the same run: the exact brute-force scan per query (the naive alternative to
 //      HNSW), raw Redis round trips to each server (PING; HMGET of the 20 product hashes a page
 //      of hits reads), and in step 1 the keyword set as the direct floor's commands from this process.

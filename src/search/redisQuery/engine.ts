@@ -22,6 +22,7 @@ import { fieldKeys } from '../productSort.js';
 import { CODE_HITS, CODE_SCORE, SortedSearch, type FoundHits } from './sortedSearch.js';
 import { FACET_EXACT_LIMIT, FACET_VALUES, facetSample } from '../facets.js';
 import { queryCodes } from '../productValues.js';
+import { ChangeMarks } from './changeMarks.js';
 import { IndexCommands } from './commands.js';
 import { FacetCounter, facetLists, statsLists, type StatSums, type ValueCounts } from './facets.js';
 import { KeywordSearch, type Keyword, type KeywordQuery, type PlannedWords, type Ranked } from './keyword.js';
@@ -75,8 +76,7 @@ export class RedisQueryEngine implements SearchEngine {
   ready = false;
   private readonly indexes: ModelIndexes;
   private readonly projected = new Map<string, Promise<void>>();
-  /** Tenants whose documents this process found all projected (changeMark). */
-  private readonly wholeProjection = new Set<string>();
+  private readonly marks: ChangeMarks;
   private readonly ft: IndexCommands;
   private readonly stats: TermStatistics;
   private readonly keywords: KeywordSearch;
@@ -91,6 +91,7 @@ export class RedisQueryEngine implements SearchEngine {
   ) {
     const router = new IndexRouter(redis);
     this.indexes = new ModelIndexes(redis, router, log);
+    this.marks = new ChangeMarks(redis, this.indexes, options.models);
     this.ft = new IndexCommands(router);
     this.stats = new TermStatistics(this.ft, options.termStatistics);
     this.keywords = new KeywordSearch(this.ft, this.stats);
@@ -114,20 +115,8 @@ export class RedisQueryEngine implements SearchEngine {
 
   async close(): Promise<void> {}
 
-  /**
-   * The newest entry of the tenant's change stream (every write of a document the indexes read adds
-   * one); null until this process has found the tenant's documents projected and its indexes done
-   * reading them (a search answers from what is read so far meanwhile).
-   */
-  async changeMark(tenantId: string): Promise<string | null> {
-    if (!this.indexes.of(await this.options.models.of(tenantId)).complete(tenantId)) return null;
-    const last = this.redis.xrevrange(keys.changes(tenantId), '+', '-', 'COUNT', 1).then(([entry]) => entry?.[0] ?? '0-0');
-    if (this.wholeProjection.has(tenantId)) return last;
-    // Sent together: one round trip.
-    const [marker, mark] = await Promise.all([this.redis.get(keys.searchProjection(tenantId)), last]);
-    if (marker !== PROJECTION_VERSION) return null;
-    this.wholeProjection.add(tenantId);
-    return mark;
+  changeMark(tenantId: string): Promise<string | null> {
+    return this.marks.of(tenantId);
   }
 
   async servingModel(tenantId: string): Promise<string | null> {
