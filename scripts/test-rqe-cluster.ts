@@ -1,7 +1,8 @@
 // `npm run test:rqe-cluster`: the Query Engine's suites (rqeSuites.mjs) on a private 6-node Redis
 // Cluster (3 masters with a replica each) of a build with the search module, every search answered
 // by the Query Engine on the master of its tenant's slot; then what clusters do while searches run
-// (test/cluster/query-engine.test.ts: a master killed, a slot migrated). The build:
+// (test/cluster/query-engine.test.ts: a master killed, a slot migrated), and replica reads on one
+// server with replicas and on a cluster of their own (test/cluster/replica-reads.test.ts). The build:
 // KCS_TEST_QE_REDIS_SERVER (a redis-server binary) and KCS_TEST_QE_MODULE (RediSearch as a module,
 // e.g. redisearch.so); redis-cli from PATH creates the cluster. `npm run test:rqe-cluster -- <files>`
 // runs just those files on it.
@@ -30,5 +31,5 @@ try {
 } finally {
   await cluster.stop();
 }
-if (process.argv.length <= 2) status ||= run(['test/cluster/query-engine.test.ts'], 1);
+if (process.argv.length <= 2) status ||= run(['test/cluster/query-engine.test.ts', 'test/cluster/replica-reads.test.ts'], 1);
 process.exit(status ?? 1);

@@ -57,6 +57,7 @@ import { producerConnection, QUEUE_PREFIX } from './queue/connection.js';
 import { MaintenanceQueue } from './queue/maintenance.js';
 import { CategoryRepository } from './store/categories.js';
 import { migrateLayout } from './store/layoutMigration.js';
+import { ReplicaSet } from './store/replicaSet.js';
 import { connectRedis, isUnavailable, type RedisAt, type RedisClient, type Store } from './store/redis.js';
 import { keys } from './store/keys.js';
 import { ReplicaAck } from './store/replicaAck.js';
@@ -173,23 +174,26 @@ export interface WriteConfirmationOptions {
   /** The queues' connection. */
   queueConnection: RedisClient;
   log: Logger;
+  /** Replica reads: the replicas that serve searches, which every write must reach. */
+  readers?: ReplicaSet | null;
 }
 
 /**
  * With KCS_WAIT_REPLICAS > 0 (the default on a cluster): a tenant's writes are confirmed by the
  * replicas of its master, and the jobs they sent by those of the queues' master, before they are
- * answered. Null when off; `close` closes its connections.
+ * answered; with replica reads, by every replica of the tenant's master. Null when off; `close`
+ * closes its connections.
  */
 export async function writeConfirmation(
-  { config, redis, queueConnection, log }: WriteConfirmationOptions,
+  { config, redis, queueConnection, log, readers }: WriteConfirmationOptions,
 ): Promise<(WriteConfirmation & { close(): void }) | null> {
   const options = {
     replicas: config.writeReplicas.count,
     timeoutMs: config.writeReplicas.timeoutMs,
     onShortfall: (event: object) => log.warn(event, 'a write was not confirmed by the replicas in time; answered anyway'),
   };
-  if (options.replicas === 0) return null;
-  const [documents, jobs] = await Promise.all([ReplicaAck.open(redis, options), ReplicaAck.open(queueConnection, options)]);
+  if (options.replicas === 0 && !readers) return null;
+  const [documents, jobs] = await Promise.all([ReplicaAck.open(redis, { ...options, readers: readers ?? undefined }), ReplicaAck.open(queueConnection, options)]);
   const queueKey = `${QUEUE_PREFIX}:meta`;
   return {
     confirm: async (tenantId) => {
@@ -200,6 +204,19 @@ export async function writeConfirmation(
       jobs.close();
     },
   };
+}
+
+/** KCS_SEARCH_READS=replicas: the replicas that serve the Query Engine's searches (null: the masters serve them). */
+async function replicaReads(config: Config, engineKind: string, redis: Store, log: Logger): Promise<ReplicaSet | null> {
+  if (config.searchReads !== 'replicas') return null;
+  if (engineKind !== 'redis-query-engine') {
+    log.info('KCS_SEARCH_READS=replicas applies to the Redis Query Engine: the built-in engine searches in process');
+    return null;
+  }
+  return ReplicaSet.open(redis, {
+    waitTimeoutMs: config.writeReplicas.timeoutMs,
+    onError: (err, master) => log.warn({ master, err: err.message }, 'replicas not read: searches go to the master'),
+  });
 }
 
 /** Brings stored data to the layout this code reads (store/layoutMigration.ts), before anything reads it. */
@@ -225,9 +242,11 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
   const engineKind = await resolveSearchEngine(redis, config.searchEngine);
   const writes = searchWrites(engineKind, redis, indexOptionsOf(embedder));
   const { projection } = writes;
+  const readers = await replicaReads(config, engineKind, redis, log);
   const engine = createSearchEngine(redis, log, {
     kind: engineKind,
     embedder,
+    readers,
     project: projection ? (tenantId) => queues.maintenance.scheduleProjection(tenantId, projection.version) : undefined,
   });
   const services = createServices(redis, {
@@ -314,7 +333,7 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
   ];
   routes.push(...preflightRoutes(routes));
 
-  const confirmations = await writeConfirmation({ config, redis, queueConnection: queues.connection, log });
+  const confirmations = await writeConfirmation({ config, redis, queueConnection: queues.connection, log, readers });
   const dispatch = requestPipeline(guard, confirmations);
   const handler = new RequestHandler({ routes, dispatch, log, metrics, unavailable: isUnavailable });
   const server = http.open(handler);
@@ -336,6 +355,7 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
       await embedders?.close();
       await queues.close();
       confirmations?.close();
+      readers?.close();
       redis.disconnect();
     },
   };

@@ -52,6 +52,8 @@ export interface Config {
   facetExactLimit: number;
   /** Bytes the recent product search results of a serve process may take (search/resultCache.ts); 0: no cache. */
   searchCacheBytes: number;
+  /** Where the Query Engine's searches read: the tenant's master, or its replicas where they are current. */
+  searchReads: SearchReads;
   /** The HTTP front (http/front.ts): uWebSockets.js, node:http, or auto (uWS where its build loads). */
   httpFront: HttpFrontChoice;
 }
@@ -60,6 +62,8 @@ export const HTTP_FRONTS = ['auto', 'uws', 'node'] as const;
 export type HttpFrontChoice = (typeof HTTP_FRONTS)[number];
 
 export const SEARCH_ENGINES = ['auto', 'builtin', 'redis'] as const;
+export const SEARCH_READS = ['primary', 'replicas'] as const;
+export type SearchReads = (typeof SEARCH_READS)[number];
 export type SearchEngineChoice = (typeof SEARCH_ENGINES)[number];
 
 /** Lifetimes of the OAuth authorization server's artefacts, in seconds. */
@@ -227,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpFront: oneOf('KCS_HTTP', 'auto', HTTP_FRONTS),
     facetExactLimit: int('KCS_FACET_EXACT_LIMIT', FACET_EXACT_LIMIT, { min: 1, max: 10_000_000 }),
     searchCacheBytes: int('KCS_SEARCH_CACHE_MB', 0, { min: 0, max: 65_536 }) * 2 ** 20,
+    searchReads: oneOf('KCS_SEARCH_READS', 'primary', SEARCH_READS),
     oauth: {
       codeTtlS: int('KCS_OAUTH_CODE_TTL_S', DEFAULT_OAUTH_LIFETIMES.codeTtlS, { min: 1, max: 600 }),
       accessTtlS: int('KCS_OAUTH_ACCESS_TTL_S', DEFAULT_OAUTH_LIFETIMES.accessTtlS, { min: 1, max: 86_400 }),

@@ -9,7 +9,8 @@
 // search: on the Query Engine the direct floor, a plain node:http server answering them with one
 // FT.SEARCH and an FT.AGGREGATE per facet on the same server (searchDirect.ts); on the built-in
 // engine a plain node:http server holding MiniSearch over the same products (searchMiniSearch.ts).
-// Every run is drained (load.ts) before the next starts.
+// On the Query Engine, last, the replica run (searchReplicaReads.ts). Every run is drained
+// (load.ts) before the next starts.
 // The same code runs for both engines; the column gives the server, the engine and what to prepare.
 import type { ProductSearch } from '../../src/search/engine.js';
 import { fmt, type Undo } from './harness.js';
@@ -22,6 +23,7 @@ import { HTTP_CONNECTIONS, MODEL, SECONDS } from './searchConfig.js';
 import { checkRun, cpuPerSearch, figures, loadRun, PATH, startServe, type Serve, type Target } from './searchServe.js';
 import { FACETS, httpBody, type HttpBody, type SkewedQueries } from './searchQueries.js';
 import { noteSkewed, skewedRuns } from './searchSkewed.js';
+import { replicaReads } from './searchReplicaReads.js';
 import type { Check, Summary } from './searchSummary.js';
 
 export { PATH } from './searchServe.js';
@@ -164,6 +166,8 @@ export async function overHttp(column: Column, queries: HttpQueries, undo: Undo,
   results.push(...(await measure(column, vectorServe, `semantic (${count} cached queries)`, semantic, summary)).runs);
   results.push(...(await neverSeen(column, vectorServe, keyword, queries.fresh, summary)));
   await vectorServe.serve.stop();
+  // Last: its read-your-writes pairs add products to the tenant.
+  if (column.engine === 'redis-query-engine' && process.env.BENCH_REPLICA_READS !== '0') results.push(...(await replicaReads(column, keyword, undo, summary)));
   return results;
 }
 

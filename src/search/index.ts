@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import type { DocumentProjection } from '../store/projection.js';
 import { keys } from '../store/keys.js';
 import type { Store } from '../store/redis.js';
+import type { ReplicaSet } from '../store/replicaSet.js';
 import { BuiltinEngine } from './builtin/engine.js';
 import type { SearchEngine } from './engine.js';
 import { RedisQueryEngine } from './redisQuery/engine.js';
@@ -83,6 +84,8 @@ export interface SearchEngineOptions {
   embedder: Embedder | null;
   /** Redis Query Engine: sends the projection job of a tenant whose documents lack it. */
   project?: (tenantId: string) => Promise<void>;
+  /** Redis Query Engine: the replicas that may answer searches (KCS_SEARCH_READS=replicas). */
+  readers?: ReplicaSet | null;
 }
 
 /** How long the Redis Query Engine reuses a tenant's model: a finished re-embed is served within it. */
@@ -91,7 +94,7 @@ const SERVING_MODEL_CACHE_MS = 1000;
 export function createSearchEngine(redis: Store, log: Logger, options: SearchEngineOptions): SearchEngine {
   const configured = indexOptionsOf(options.embedder);
   if (options.kind === 'redis-query-engine') {
-    return new RedisQueryEngine(redis, log, { models: new ServingModels(redis, { configured, cacheMs: SERVING_MODEL_CACHE_MS }), project: options.project });
+    return new RedisQueryEngine(redis, log, { models: new ServingModels(redis, { configured, cacheMs: SERVING_MODEL_CACHE_MS }), project: options.project, readers: options.readers ?? null });
   }
   // The built-in engine reads a tenant's model when it reads the tenant, and again on a switch.
   return new BuiltinEngine(redis, log, { models: new ServingModels(redis, { configured }) });

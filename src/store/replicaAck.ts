@@ -10,6 +10,7 @@ import calculateSlot from 'cluster-key-slot';
 import { Cluster, type Redis } from 'ioredis';
 import { replicaAckMarkerKey } from './keys.js';
 import type { RedisClient } from './redis.js';
+import type { ReplicaSet } from './replicaSet.js';
 
 export interface ReplicaAckOptions {
   /** Replicas that must have a write before it is answered (capped at those the slot has); 0: off. */
@@ -18,6 +19,8 @@ export interface ReplicaAckOptions {
   timeoutMs: number;
   /** Told when fewer replicas than wanted confirmed in time. */
   onShortfall?: (event: { key: string; wanted: number; acknowledged: number }) => void;
+  /** Replica reads: every replica of the master must have a write (and those that lack one stop serving). */
+  readers?: ReplicaSet;
 }
 
 /** How long the marker written before each WAIT lives (it only moves the replication offset). */
@@ -102,11 +105,15 @@ export class ReplicaAck {
       throw error;
     }
     const acknowledged = Number(replies?.[1]?.[1] ?? 0);
-    if (acknowledged < wanted) this.options.onShortfall?.({ key, wanted, acknowledged });
+    if (acknowledged < wanted) {
+      this.options.readers?.shortfall(this.masterOf(key));
+      this.options.onShortfall?.({ key, wanted, acknowledged });
+    }
   }
 
   private wanted(key: string): number {
-    return Math.min(this.options.replicas, this.replicasOf(key));
+    const configured = Math.min(this.options.replicas, this.replicasOf(key));
+    return this.options.readers ? Math.max(configured, this.options.readers.replicasOf(this.masterOf(key))) : configured;
   }
 
   /** The replicas the client knows for the key's slot (a cluster's slot map); on one server, as configured. */

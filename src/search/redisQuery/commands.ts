@@ -1,7 +1,8 @@
 // The FT commands a search of one collection sends: FT.SEARCH and FT.AGGREGATE with their replies
 // parsed (replies.ts), FT.SPELLCHECK for the terms an index lacks, and document ids from keys. They
-// go to the master holding the tenant's documents; one that has moved there is not followed, so
-// that the engine checks the indexes there first (engine.ts).
+// go to the master holding the tenant's documents, or one of its replicas (replica reads: router.ts);
+// a master that has moved is not followed, so that the engine checks the indexes there first
+// (engine.ts).
 import { parseAggregateReply, parseSearchReply, parseSpellcheckReply, type ParsedReply } from './replies.js';
 import { termClause } from './query.js';
 import type { Args, IndexRouter } from './router.js';
@@ -17,7 +18,7 @@ export class IndexCommands {
   constructor(private readonly router: IndexRouter) {}
 
   private send(c: Collection, args: Args): Promise<unknown> {
-    return this.router.call(c.tenantId, args, { followMoved: false });
+    return this.router.read(c.tenantId, c.index, args);
   }
 
   async query(c: Collection, query: string, { args, dialect = '2' }: SearchArgs): Promise<ParsedReply> {

@@ -10,6 +10,7 @@
 import type { Logger } from '../../log.js';
 import { keys } from '../../store/keys.js';
 import type { Store } from '../../store/redis.js';
+import type { ReplicaSet } from '../../store/replicaSet.js';
 import { UnavailableError } from '../../store/unavailableError.js';
 import { analyzeQuery, type QueryAnalysis } from '../analysis.js';
 import {
@@ -49,6 +50,8 @@ export interface RedisQueryEngineOptions {
   exactLimit?: number;
   /** How long the term counts that plan keyword queries are kept (termStatistics.ts). */
   termStatistics?: TermStatisticsOptions;
+  /** Replicas that may answer the searches' FT commands (router.ts read). */
+  readers?: ReplicaSet | null;
 }
 
 /** What differs between a product and an entry search, and the query's words. */
@@ -89,7 +92,7 @@ export class RedisQueryEngine implements SearchEngine {
     private readonly log: Logger,
     private readonly options: RedisQueryEngineOptions,
   ) {
-    const router = new IndexRouter(redis);
+    const router = new IndexRouter(redis, options.readers ?? null);
     this.indexes = new ModelIndexes(redis, router, log);
     this.marks = new ChangeMarks(redis, this.indexes, options.models);
     this.ft = new IndexCommands(router);

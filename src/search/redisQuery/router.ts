@@ -7,11 +7,17 @@
 // A MOVED answer means the slot map is stale (a failover, a finished migration): it is read again.
 // An ASK answer means the tenant's slot is being migrated: the master it goes to holds only the
 // documents moved so far, so no search can be answered until it ends (UnavailableError: 503).
+//
+// With replica reads (store/replicaSet.ts), a search's FT commands go to a replica of that master
+// that holds every answered write and whose copy of the index has read its documents; where none
+// does, or the replica fails the command, to the master.
 import calculateSlot from 'cluster-key-slot';
 import { Cluster, type Redis } from 'ioredis';
 import { keys } from '../../store/keys.js';
 import type { RedisClient, Store } from '../../store/redis.js';
+import type { ReplicaSet } from '../../store/replicaSet.js';
 import { UnavailableError } from '../../store/unavailableError.js';
+import { parseInfoReply } from './replies.js';
 
 export type Args = (string | Buffer | number)[];
 
@@ -23,10 +29,18 @@ const redirect = (error: unknown, kind: 'MOVED' | 'ASK'): string | null =>
 
 const nodeKeyOf = (node: Redis): string => `${node.options.host}:${node.options.port}`;
 
+/** Errors of a replica rather than of the command: it is taken out of reads until a later poll. */
+const REPLICA_TROUBLE = /^(LOADING|MOVED|ASK|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY)|unknown index|no such index/i;
+
 export class IndexRouter {
   private readonly cluster: Cluster | null;
+  /** Per replica connection, the indexes found done reading there. */
+  private readonly readOn = new WeakMap<Redis, Set<string>>();
 
-  constructor(private readonly redis: Store) {
+  constructor(
+    private readonly redis: Store,
+    private readonly replicas: ReplicaSet | null = null,
+  ) {
     this.cluster = redis instanceof Cluster ? redis : null;
   }
 
@@ -81,6 +95,32 @@ export class IndexRouter {
         if (redirections >= MAX_MOVED) throw error;
       }
     }
+  }
+
+  /**
+   * A read-only FT command on one of the tenant's indexes: on a replica of its master where one may
+   * answer (replica reads), else as `call` without following MOVED.
+   */
+  async read(tenantId: string, index: string, args: Args): Promise<unknown> {
+    const replica = this.replicas?.reader(this.nodeKey(tenantId));
+    if (replica) {
+      try {
+        if (await this.indexReadOn(replica, index)) return await replica.call(String(args[0]), ...args.slice(1));
+      } catch (error) {
+        if (!(error instanceof Error) || error.name !== 'ReplyError' || REPLICA_TROUBLE.test(error.message)) this.replicas!.failed(replica);
+      }
+    }
+    return this.call(tenantId, args, { followMoved: false });
+  }
+
+  /** Whether the replica's copy of the index has read every document (its own scan of a new index may still run). */
+  private async indexReadOn(replica: Redis, index: string): Promise<boolean> {
+    let done = this.readOn.get(replica);
+    if (done?.has(index)) return true;
+    if (Number(parseInfoReply(await replica.call('FT.INFO', index)).get('indexing') ?? 0) !== 0) return false;
+    if (!done) this.readOn.set(replica, (done = new Set()));
+    done.add(index);
+    return true;
   }
 
   /** A command on the master a migration moves a slot to (ASKING first: it does not own the slot yet). */
