@@ -89,6 +89,8 @@ export interface ServiceOptions {
   search?: SearchWrites;
   /** The model documents are embedded with (null: embedding is off), for the embedding status and the languages products are embedded in. */
   model?: ConfiguredModel | null;
+  /** Replica reads: the replicas that may answer the documents of a page of search hits. */
+  readers?: ReplicaSet | null;
 }
 
 /** The services of one process, built on one Redis connection. */
@@ -109,7 +111,7 @@ export function createServices(redis: Store, options: ServiceOptions = {}) {
     await queues.maintenance.schedulePurge(tenantId, siteId);
   });
   const categories = new CategoryService(new CategoryRepository(redis));
-  const products = new ProductService(new ProductRepository(redis, projection), embedding, searchRefresh);
+  const products = new ProductService(new ProductRepository(redis, projection, options.readers ?? null), embedding, searchRefresh);
   const jobs = new JobRepository(redis);
   const embeddingStatus = new EmbeddingStatusService({ progress: new EmbeddingProgressRepository(redis), reembed: new ReembedRepository(redis), model: options.model ?? null });
   const ingest = new IngestService({
@@ -250,7 +252,7 @@ export async function startServer(config: Config, redisAt: RedisAt, log: Logger)
     project: projection ? (tenantId) => queues.maintenance.scheduleProjection(tenantId, projection.version) : undefined,
   });
   const services = createServices(redis, {
-    queues, oauthLifetimes: config.oauth, searchRefresh: (tenantId, changed) => engine.refresh(tenantId, changed), search: writes, model: embedder,
+    queues, oauthLifetimes: config.oauth, searchRefresh: (tenantId, changed) => engine.refresh(tenantId, changed), search: writes, model: embedder, readers,
   });
   const queryModel = (spec: EmbedderSpec) => createQueryModel(spec, config.embedding.query);
   const embedders = embedder ? new QueryEmbedders({ configured: new QueryEmbedder(queryModel(config.embedding)!), registry, spec: config.embedding, build: queryModel }) : null;

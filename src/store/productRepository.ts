@@ -10,7 +10,8 @@ import { settledOf, writeOutcomesOf, type Settled, type WriteOutcome } from './p
 import type {
   AnswerText, ItemSettlement, ProductFilter, ProductProjection, ProductRecord, ProductText, ProductTouch, ProductWrite, StoredProduct, TouchOutcome,
 } from './products.js';
-import type { Store } from './redis.js';
+import { readOnlyScript, type Store } from './redis.js';
+import type { ReplicaSet } from './replicaSet.js';
 import { productTextsCall, touchProductsCall, writeProductsCall, type WriteProductsRow } from './scriptCalls.js';
 import { TouchResult, WriteResult } from './scripts.js';
 
@@ -71,6 +72,8 @@ export class ProductRepository {
     private readonly redis: Store,
     /** Search fields written with each product (the Redis Query Engine's); null: none. */
     private readonly projection: ProductProjection | null = null,
+    /** Replica reads: the replicas that may answer a page's documents (each holds every answered write). */
+    private readonly readers: ReplicaSet | null = null,
   ) {}
 
   idByExternalId(tenantId: string, siteId: string, externalId: string): Promise<string | null> {
@@ -130,7 +133,11 @@ export class ProductRepository {
    */
   async answerTexts(tenantId: string, ids: string[]): Promise<(AnswerText | null)[]> {
     if (ids.length === 0) return [];
-    const flat = await this.redis.productTexts(...productTextsCall(keys.productsSynced(tenantId), ids.map((id) => keys.product(tenantId, id)), ids));
+    const call = productTextsCall(keys.productsSynced(tenantId), ids.map((id) => keys.product(tenantId, id)), ids);
+    const onMaster = () => this.redis.productTexts(...call);
+    const flat = this.readers
+      ? await this.readers.read(this.readers.masterOf(keys.tenant(tenantId)), (replica) => readOnlyScript(replica, 'productTexts', call) as Promise<(string | null)[]>, onMaster)
+      : await onMaster();
     return ids.map((_, i) => {
       const json = flat[i * 4];
       if (json === null) return null;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
@@ -102,8 +103,28 @@ export function connectRedis(at: RedisAt, options: RedisOptions = {}, onError: (
   for (const { name, numberOfKeys, file } of scripts) {
     const lua = withIncludes(readFileSync(LUA_DIR + file, 'utf8'));
     redis.defineCommand(name, numberOfKeys === undefined ? { lua } : { numberOfKeys, lua });
+    SCRIPT_TEXTS.set(name, { lua, sha: createHash('sha1').update(lua).digest('hex') });
   }
   return redis as Store;
+}
+
+/** The scripts' texts by name, as defined on the app's clients. */
+const SCRIPT_TEXTS = new Map<string, { lua: string; sha: string }>();
+
+/**
+ * A script that only reads, on a connection without the scripts defined (a replica's): EVALSHA_RO,
+ * which a read-only replica runs, or EVAL_RO with its text where the replica has not seen it yet.
+ * `call` as the script's defined command takes it, its key count first.
+ */
+export async function readOnlyScript(connection: Redis, name: string, call: (string | number | Buffer)[]): Promise<unknown> {
+  const script = SCRIPT_TEXTS.get(name);
+  if (!script) throw new Error(`no script ${name}`);
+  try {
+    return await connection.call('EVALSHA_RO', script.sha, ...call);
+  } catch (error) {
+    if (!(error instanceof Error) || !/^NOSCRIPT/.test(error.message)) throw error;
+    return connection.call('EVAL_RO', script.lua, ...call);
+  }
 }
 
 /**

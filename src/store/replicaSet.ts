@@ -16,6 +16,7 @@
 //   in its waits first.
 // A replica that fails a read is out until a later poll finds it well; one promoted, or whose link
 // to its master is down, is out. Searches then go to the master.
+import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { RedisClient } from './redis.js';
 
@@ -88,6 +89,9 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
+/** Errors of a replica rather than of the command: it is taken out of reads until a later poll. */
+const REPLICA_TROUBLE = /^(LOADING|MOVED|ASK|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY|NOSCRIPT)|unknown index|no such index/i;
+
 const nodeKeyOf = (node: Redis): string => `${node.options.host}:${node.options.port}`;
 
 export class ReplicaSet {
@@ -128,6 +132,29 @@ export class ReplicaSet {
     if (serving.length === 0) return null;
     m.turn = (m.turn + 1) % serving.length;
     return serving[m.turn].connection;
+  }
+
+  /** The master holding a key, as `reader` names it. */
+  masterOf(key: string): string {
+    return this.redis instanceof Cluster ? (this.redis.slots[calculateSlot(key)]?.[0] ?? 'unknown') : 'server';
+  }
+
+  /**
+   * A read on a replica of the master where one may answer, else (none, `onReplica` answers
+   * undefined, or the replica fails it) `onMaster`. A replica that fails other than by refusing
+   * the command itself is taken out until a later poll.
+   */
+  async read<T>(master: string, onReplica: (replica: Redis) => Promise<T | undefined>, onMaster: () => Promise<T>): Promise<T> {
+    const replica = this.reader(master);
+    if (replica) {
+      try {
+        const answer = await onReplica(replica);
+        if (answer !== undefined) return answer;
+      } catch (error) {
+        if (!(error instanceof Error) || error.name !== 'ReplyError' || REPLICA_TROUBLE.test(error.message)) this.failed(replica);
+      }
+    }
+    return onMaster();
   }
 
   /** The replicas the master lists: a write waits for all of them. */

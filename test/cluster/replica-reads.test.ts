@@ -21,11 +21,14 @@ const READS = { KCS_SEARCH_ENGINE: 'redis', KCS_EMBEDDER: 'none', KCS_SEARCH_REA
 /** A word of letters only, one per number (digits would be split off by the analysis). */
 const wordOf = (n: number) => `zq${n.toString(26).split('').map((d) => String.fromCharCode(97 + parseInt(d, 26))).join('')}x`;
 
-/** FT.SEARCH and FT.AGGREGATE calls a node has answered. */
-async function ftCalls(c: Redis): Promise<number> {
+/** Calls a node has answered of commands matching `name` (a pattern of INFO commandstats names). */
+async function calls(c: Redis, name: string): Promise<number> {
   const stats = await c.info('commandstats');
-  return [...stats.matchAll(/cmdstat_FT\.(?:SEARCH|AGGREGATE):calls=(\d+)/gi)].reduce((n, m) => n + Number(m[1]), 0);
+  return [...stats.matchAll(new RegExp(`cmdstat_(?:${name}):calls=(\\d+)`, 'gi'))].reduce((n, m) => n + Number(m[1]), 0);
 }
+/** A search's FT commands; the read of its page's documents on a replica. */
+const ftCalls = (c: Redis) => calls(c, 'FT\\.SEARCH|FT\\.AGGREGATE');
+const documentReads = (c: Redis) => calls(c, 'evalsha_ro|eval_ro');
 
 async function tenantWithSite(stack: Stack): Promise<TenantFixture> {
   const t = await stack.tenant();
@@ -74,6 +77,8 @@ if (!build) {
       t2.diagnostic(`FT calls: master ${onMaster}, replicas ${onReplicas.join(' and ')}`);
       for (const n of onReplicas) assert.ok(n > 100, `each replica answered searches (${onReplicas})`);
       assert.ok(onMaster < onReplicas[0] + onReplicas[1], `the master answered fewer than the replicas (${onMaster})`);
+      const documents = await Promise.all(servers.replicas.map((n) => servers.ask(n, documentReads)));
+      assert.ok(documents[0] + documents[1] >= 250, `the replicas read the pages' documents (${documents})`);
     });
 
     test('a replica killed, then the other promoted, while searches run: every search answered, and right', async () => {

@@ -96,6 +96,16 @@ if (!available) {
       }
     });
 
+    test('the search module\'s query worker threads are read from each master (this build has none: queries run on the main thread)', async () => {
+      const { queryWorkers } = await import('../../src/search/redisQuery/workers.js');
+      for (const master of new IndexRouter(redis).masters()) {
+        const workers = await queryWorkers(master);
+        assert.ok(Number.isInteger(workers) && workers >= 0, `workers ${workers}`);
+        const declared = await master.call('FT.CONFIG', 'GET', 'WORKERS').then((r) => (r as unknown[]).length > 0, () => false);
+        if (!declared) assert.equal(workers, 0);
+      }
+    });
+
     test('documents stored without the projection are projected once, then found', async () => {
       const tenantId = await tenant(plain);
       const cat = await writeCatalogue(plain, tenantId);

@@ -35,6 +35,7 @@ import type { ServingModels } from '../servingModels.js';
 import { F, PROJECTION_VERSION, type Collection, type IndexOptions } from './schema.js';
 import type { TenantIndexes } from './tenantIndexes.js';
 import { TermStatistics, type TermStatisticsOptions } from './termStatistics.js';
+import { queryWorkers } from './workers.js';
 import { EXACT_LIMIT, VectorSearch } from './vectorSearch.js';
 import { productSemantic, runsSemantic, servedFilter, vectorModelOf, type SemanticScope } from './semanticScope.js';
 
@@ -86,16 +87,17 @@ export class RedisQueryEngine implements SearchEngine {
   private readonly facetCounts: FacetCounter;
   private readonly vectors: VectorSearch;
   private readonly sorted: SortedSearch;
+  private readonly router: IndexRouter;
 
   constructor(
     private readonly redis: Store,
     private readonly log: Logger,
     private readonly options: RedisQueryEngineOptions,
   ) {
-    const router = new IndexRouter(redis, options.readers ?? null);
-    this.indexes = new ModelIndexes(redis, router, log);
+    this.router = new IndexRouter(redis, options.readers ?? null);
+    this.indexes = new ModelIndexes(redis, this.router, log);
     this.marks = new ChangeMarks(redis, this.indexes, options.models);
-    this.ft = new IndexCommands(router);
+    this.ft = new IndexCommands(this.router);
     this.stats = new TermStatistics(this.ft, options.termStatistics);
     this.keywords = new KeywordSearch(this.ft, this.stats);
     this.facetCounts = new FacetCounter(this.ft);
@@ -106,7 +108,9 @@ export class RedisQueryEngine implements SearchEngine {
   /** Nothing to read: the indexes are in Redis. Tenants whose documents lack the projection are handed on. */
   async start(onProgress?: (p: EngineProgress) => void): Promise<void> {
     const tenantIds = await this.redis.hvals(keys.tenantSlugs);
-    await Promise.all(tenantIds.map((t) => this.checkProjection(t)));
+    const [workers] = await Promise.all([Promise.all(this.router.masters().map(queryWorkers)), ...tenantIds.map((t) => this.checkProjection(t))]);
+    const fewest = Math.min(...workers);
+    this.log.info({ workers }, fewest > 0 ? `the Query Engine runs queries on ${fewest} or more worker threads a master` : 'the Query Engine runs queries on Redis\'s main thread (no search worker threads)');
     onProgress?.({ tenants: tenantIds.length, tenantsLoaded: tenantIds.length, documents: 0 });
     this.ready = true;
   }

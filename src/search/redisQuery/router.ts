@@ -29,9 +29,6 @@ const redirect = (error: unknown, kind: 'MOVED' | 'ASK'): string | null =>
 
 const nodeKeyOf = (node: Redis): string => `${node.options.host}:${node.options.port}`;
 
-/** Errors of a replica rather than of the command: it is taken out of reads until a later poll. */
-const REPLICA_TROUBLE = /^(LOADING|MOVED|ASK|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|READONLY)|unknown index|no such index/i;
-
 export class IndexRouter {
   private readonly cluster: Cluster | null;
   /** Per replica connection, the indexes found done reading there. */
@@ -102,15 +99,9 @@ export class IndexRouter {
    * answer (replica reads), else as `call` without following MOVED.
    */
   async read(tenantId: string, index: string, args: Args): Promise<unknown> {
-    const replica = this.replicas?.reader(this.nodeKey(tenantId));
-    if (replica) {
-      try {
-        if (await this.indexReadOn(replica, index)) return await replica.call(String(args[0]), ...args.slice(1));
-      } catch (error) {
-        if (!(error instanceof Error) || error.name !== 'ReplyError' || REPLICA_TROUBLE.test(error.message)) this.replicas!.failed(replica);
-      }
-    }
-    return this.call(tenantId, args, { followMoved: false });
+    const onMaster = () => this.call(tenantId, args, { followMoved: false });
+    if (!this.replicas) return onMaster();
+    return this.replicas.read(this.nodeKey(tenantId), async (replica) => ((await this.indexReadOn(replica, index)) ? replica.call(String(args[0]), ...args.slice(1)) : undefined), onMaster);
   }
 
   /** Whether the replica's copy of the index has read every document (its own scan of a new index may still run). */
