@@ -20,7 +20,7 @@ import { collectionOf, dropOtherModelIndexes, PROJECTION_VERSION } from '../../s
 import { TenantIndexes } from '../../src/search/redisQuery/tenantIndexes.js';
 import { parseInfoReply } from '../../src/search/redisQuery/replies.js';
 import {
-  DIM, MODEL, SEARCH_PRODUCTS, axis, keysOf, openDomain, productSearch, sorted, uniqueSlug, within, writeCatalogue,
+  CATALOGUE, DIM, MODEL, SEARCH_PRODUCTS, axis, keysOf, openDomain, productSearch, sorted, uniqueSlug, within, writeCatalogue,
   type Domain,
 } from './fixtures.js';
 
@@ -283,6 +283,40 @@ if (!available) {
         await dropOtherModelIndexes(new IndexRouter(redis), tenantId, [MODEL]);
       }
       assert.equal(await redis.exists(c.owed), 0, 'dropping an index drops its owed read too');
+    });
+
+    test('a store of the previous release (vector indexes of layout 4: M 16) is searched through new indexes built over its vectors, and the old ones go', async () => {
+      const { createIndexArgs, INDEX_VERSIONS } = await import('../../src/search/redisQuery/schema.js');
+      const tenantId = (await domain.services.tenants.create(uniqueSlug('rq'), 'rqe')).id;
+      const options = { modelId: MODEL, dimension: DIM };
+      const current = collectionOf('productVectors', tenantId, options);
+      // As the previous release left the tenant: its vector index under the name and graph of layout 4
+      // (and none of this layout: the tenant's creation here made one).
+      await ft(tenantId, 'FT.DROPINDEX', current.index);
+      const previous = { ...current, index: current.index.replace(`product-vectors:v${INDEX_VERSIONS['product-vectors']}:`, 'product-vectors:v4:') };
+      assert.notEqual(previous.index, current.index);
+      const args = createIndexArgs(previous, options, { scan: false }).map(String);
+      const m = args.indexOf('M');
+      args.splice(m, 2);
+      args[args.indexOf('HNSW') + 1] = '8';
+      await ft(tenantId, ...args);
+      const catalogue = await writeCatalogue(domain, tenantId);
+      const listed = async () => ((await ft(tenantId, 'FT._LIST')) as string[]).filter((n) => n.startsWith(keys.searchIndex(tenantId, '')));
+      assert.ok((await listed()).includes(previous.index));
+      assert.ok(!(await listed()).includes(current.index), 'no index of the new layout yet');
+      const e = new RedisQueryEngine(redis, log, { models: new ServingModels(redis, { configured: options }) });
+      try {
+        await e.start();
+        // Its first search builds the new layout's indexes over the stored vectors; the nearest to a product's own vector is that product.
+        const spec = CATALOGUE.find((p) => p.vector && !p.anchor)!;
+        const found = await e.searchProducts(tenantId, productSearch({ mode: 'semantic', vector: spec.vector!, limit: 1 }));
+        assert.equal(found.hits[0]?.id, catalogue.id[spec.key]);
+        assert.match(JSON.stringify(parseInfoReply(await ft(tenantId, 'FT.INFO', current.index)).get('attributes')), /"M",32\b/, 'the new graph has M 32');
+        await within(30_000, 'the previous layout\'s vector index dropped', async () => !(await listed()).includes(previous.index), 100);
+        assert.ok((await listed()).includes(current.index));
+      } finally {
+        await e.close();
+      }
     });
   });
 

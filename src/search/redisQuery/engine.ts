@@ -139,7 +139,7 @@ export class RedisQueryEngine implements SearchEngine {
       // One round trip for what the queries depend on: the sites being purged, the words as the
       // index reads them, and how many documents a semantic search may rank (an estimate: before the purge).
       const [purging, planned, allowed] = await Promise.all([
-        this.redis.smembers(keys.sitesPurging(tenantId)),
+        this.router.readKeys(tenantId, (r) => r.smembers(keys.sitesPurging(tenantId))),
         this.plan(c, s, queryAnalysisOf(s, s.filters.language ?? null)),
         semantic ? this.vectors.allowed(semantic(productFilterParts(s.filters, []))) : 0,
       ]);

@@ -104,6 +104,12 @@ export class IndexRouter {
     return this.replicas.read(this.nodeKey(tenantId), async (replica) => ((await this.indexReadOn(replica, index)) ? replica.call(String(args[0]), ...args.slice(1)) : undefined), onMaster);
   }
 
+  /** A read of the tenant's keys: on a replica of its master where one may answer (replica reads), else through the app's client. */
+  readKeys<T>(tenantId: string, read: (c: RedisClient) => Promise<T>): Promise<T> {
+    if (!this.replicas) return read(this.redis);
+    return this.replicas.read(this.nodeKey(tenantId), read, () => read(this.redis));
+  }
+
   /** Whether the replica's copy of the index has read every document (its own scan of a new index may still run). */
   private async indexReadOn(replica: Redis, index: string): Promise<boolean> {
     let done = this.readOn.get(replica);

@@ -9,7 +9,7 @@ import { reindexDocumentsCall } from '../../store/scriptCalls.js';
 import { UnavailableError } from '../../store/unavailableError.js';
 import { parseInfoReply } from './replies.js';
 import type { IndexRouter } from './router.js';
-import { collectionOf, createIndexArgs, type Collection, type IndexOptions } from './schema.js';
+import { collectionOf, createIndexArgs, dropOtherModelIndexes, type Collection, type IndexOptions } from './schema.js';
 
 /**
  * How long a search waits for a new index to read the documents stored before it (a new tenant's
@@ -166,7 +166,8 @@ export class TenantIndexes {
     const node = this.router.node(c.tenantId);
     let scanning = await this.scanning(c);
     let owed = (await node.exists(c.owed)) === 1;
-    if (scanning === null) {
+    const built = scanning === null;
+    if (built) {
       const ids = await this.documentIds(c);
       if ((await node.dbsize()) <= WRITE_AGAIN_SHARE * ids.length) {
         scanning = await this.createIndex(c, { scan: true });
@@ -178,12 +179,24 @@ export class TenantIndexes {
     }
     if (!scanning && !owed) return;
     const reading = scanning ? this.scanDone(c) : this.writeAgain(c);
+    // An index of a new layout (INDEX_VERSIONS) replaces the tenant's older one once it has read every document.
+    if (built) reading.then(() => this.dropOlderLayouts(c.tenantId), () => undefined);
     if (await doneWithin(reading, READ_WAIT_MS)) return;
     // On one server, searches answer from what is read so far; the read goes on (a failed one is
     // taken up again by the next ensure(): the `owed` key stays, and the tenant stays partial here).
     if (this.router.clustered) throw new UnavailableError(`the search indexes of tenant ${c.tenantId} are still reading its documents`);
     created.reading++;
     reading.then(() => created.reading--, () => undefined);
+  }
+
+  /** Drops the tenant's indexes of earlier layouts (the server indexes every write in each until then). */
+  private async dropOlderLayouts(tenantId: string): Promise<void> {
+    try {
+      const dropped = await dropOtherModelIndexes(this.router, tenantId, null);
+      if (dropped.length > 0) this.log?.info({ tenantId, dropped }, 'search indexes of an earlier layout dropped');
+    } catch (error) {
+      this.log?.warn({ tenantId, err: (error as Error).message }, 'search indexes of an earlier layout not dropped; the next new index tries again');
+    }
   }
 
   /** Whether the index is reading by the server's scan (null: there is no such index). */
