@@ -29,6 +29,7 @@
 //                                                 1,000,000 products (BENCH_STAGES), measured at each
 //   BENCH_PRODUCTS=5000 BENCH_SECONDS=2 ...      a quick look
 //   BENCH_QUERIES=… BENCH_RECALL_QUERIES=…       queries per set (2,000), recall queries per case (300)
+//   BENCH_CONNECTIONS=1,8,32 ...                 connections of the HTTP runs (1,32; bench:million 1,8,32)
 //   BENCH_MINISEARCH=0 ...                       without the MiniSearch server beside the built-in keyword runs (it
 //                                                 holds the catalogue in its heap: ~0.5 GiB at 100,000 products)
 //   BENCH_CPU_PROF=<dir> ...                     CPU profiles of the serve children
@@ -42,7 +43,7 @@ import { queryEngineServer } from './support/redisServers.js';
 import { openBuiltinColumn } from './support/searchBuiltinColumn.js';
 import { catalogueWriter, type Catalogued } from './support/searchCatalogue.js';
 import type { Column } from './support/searchColumn.js';
-import { ANCHORS, BUILTIN, CLUSTERS, DIM, GERMAN, MINISEARCH, QUERIES, QUERY_ENGINE, RECALL_QUERIES, SECONDS, SITES, STAGES, WARMUP_SECONDS } from './support/searchConfig.js';
+import { ANCHORS, BUILTIN, CLUSTERS, DIM, GERMAN, HTTP_CONNECTIONS, MINISEARCH, QUERIES, QUERY_ENGINE, RECALL_QUERIES, SECONDS, SITES, STAGES, WARMUP_SECONDS } from './support/searchConfig.js';
 import { directKeyword, measureEngine, redisFloor } from './support/searchEngineBench.js';
 import { overHttp, PATH, type HttpQueries } from './support/searchHttpBench.js';
 import { makePlan } from './support/searchQueries.js';
@@ -55,7 +56,7 @@ import { latency, Summary } from './support/searchSummary.js';
 // MiniSearch server loads the catalogue at each stage (~0.2 ms a product) and runs twice.
 const PRODUCTS = Math.max(...STAGES);
 const perEngine = (writeSeconds: number, querySeconds: number) =>
-  PRODUCTS * writeSeconds + STAGES.length * ((QUERIES * 5 + RECALL_QUERIES * 2) * querySeconds + 12 * (SECONDS + WARMUP_SECONDS + 10));
+  PRODUCTS * writeSeconds + STAGES.length * ((QUERIES * 5 + RECALL_QUERIES * 2) * querySeconds + 6 * HTTP_CONNECTIONS.length * (SECONDS + WARMUP_SECONDS + 10));
 const miniSearch = STAGES.length * (PRODUCTS * 0.0005 + 2 * (SECONDS + WARMUP_SECONDS + 10));
 runBench('bench:search', (300 + (BUILTIN ? perEngine(0.009, 0.02) + (MINISEARCH ? miniSearch : 0) : 0) + (QUERY_ENGINE ? perEngine(0.008, 0.036) : 0)) * 1000, main);
 

@@ -23,7 +23,9 @@ export const ANCHORS = 0.1;
 export const WRITE_BATCH = 1_000;
 /** The local embedder's model id (src/embed/local.ts): the serve child with KCS_EMBEDDER=local loads these vectors. */
 export const MODEL = 'use-lite-512-en';
-export const HTTP_CONNECTIONS = [1, 32];
+/** Connections of each HTTP run (BENCH_CONNECTIONS, e.g. 1,8,32 in bench:million), ascending. */
+export const HTTP_CONNECTIONS = (process.env.BENCH_CONNECTIONS || '1,32').split(',').map(Number).sort((a, b) => a - b);
+if (HTTP_CONNECTIONS.some((n) => !Number.isInteger(n) || n < 1 || n > 1024)) throw new Error('BENCH_CONNECTIONS: connection counts, e.g. 1,8,32');
 /** Distinct queries in the HTTP hybrid/semantic runs: each is embedded once, while warming the cache. */
 export const HTTP_VECTOR_QUERIES = 50;
 export const TARGET = { keywordP99: 5, hybridP99: 15, recall: 0.95 };

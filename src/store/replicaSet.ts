@@ -59,8 +59,9 @@ interface Master {
   offset: number;
   /** A wait fell short: the replicas serve again once past this offset (null: not suspended; -1: read it at the next poll). */
   suspendedUntil: number | null;
-  /** Round-robin over its serving replicas. */
+  /** Round-robin over its serving replicas, a turn per pass of the event loop. */
   turn: number;
+  turning: boolean;
 }
 
 /** The fields of `INFO replication` kcs reads. */
@@ -130,8 +131,16 @@ export class ReplicaSet {
     const now = Date.now();
     const serving = [...m.replicas.values()].filter((r) => r.current && !r.failed && now - r.since >= this.ageMs && r.connection.status === 'ready');
     if (serving.length === 0) return null;
-    m.turn = (m.turn + 1) % serving.length;
-    return serving[m.turn].connection;
+    // The reads of one pass go to one replica, in one write (auto-pipelining): spread a call at a
+    // time, a search's commands cost both sides a write and a read more each.
+    if (!m.turning) {
+      m.turning = true;
+      setImmediate(() => {
+        m.turn++;
+        m.turning = false;
+      });
+    }
+    return serving[m.turn % serving.length].connection;
   }
 
   /** The master holding a key, as `reader` names it. */
@@ -226,7 +235,7 @@ export class ReplicaSet {
     if (this.closed) return;
     if (replication.role !== 'master') return this.drop(key);
     let m = this.masters.get(key);
-    if (!m) this.masters.set(key, (m = { replicas: new Map(), offset: replication.offset, suspendedUntil: null, turn: 0 }));
+    if (!m) this.masters.set(key, (m = { replicas: new Map(), offset: replication.offset, suspendedUntil: null, turn: 0, turning: false }));
     const listed = new Set<string>();
     for (const r of replication.replicas) {
       if (!r.online) continue;
@@ -267,6 +276,8 @@ export class ReplicaSet {
       // A cluster's replica answers reads of its master's slots only after READONLY.
       readOnly: this.redis instanceof Cluster,
       lazyConnect: false,
+      // Reads only: a redirection fails the read, which then goes to the master (no pipeline is resent elsewhere).
+      enableAutoPipelining: true,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
     });

@@ -15,8 +15,17 @@ const WAIT_MS = 300;
 
 const portOf = (reader: { options: { port?: number } } | null) => reader?.options.port ?? null;
 
-/** The ports `reader` hands out over `n` calls (null: the master). */
-const served = (set: ReplicaSet, n = 20) => new Set(Array.from({ length: n }, () => portOf(set.reader('server'))));
+/** The ports `reader` hands out over `n` passes of the event loop (null: the master); within a pass it hands out one. */
+async function served(set: ReplicaSet, n = 20): Promise<Set<number | null>> {
+  const ports = new Set<number | null>();
+  for (let i = 0; i < n; i++) {
+    const port = portOf(set.reader('server'));
+    assert.equal(portOf(set.reader('server')), port, 'one replica a pass');
+    ports.add(port);
+    await new Promise((r) => setImmediate(r));
+  }
+  return ports;
+}
 
 test('INFO replication: a master\'s online replicas and offset; a replica\'s applied offset, none while its link is down', () => {
   const master = parseReplication('# Replication\r\nrole:master\r\nconnected_slaves:2\r\nslave0:ip=127.0.0.1,port=7001,state=online,offset=120,lag=0\r\nslave1:ip=127.0.0.1,port=7002,state=wait_bgsave,offset=0,lag=0\r\nmaster_repl_offset:130\r\n');
@@ -49,7 +58,7 @@ describe('replica reads on one server with two replicas', () => {
     assert.equal(set.replicasOf('server'), 2);
     await delay(WAIT_MS + 50);
     await set.settled();
-    assert.deepEqual([...served(set)].sort(), servers.replicas.map((r) => r.port).sort());
+    assert.deepEqual([...(await served(set))].sort(), servers.replicas.map((r) => r.port).sort());
   });
 
   test('read-your-writes: 1,000 writes confirmed, each read at once on a replica: all found', async () => {
@@ -71,14 +80,14 @@ describe('replica reads on one server with two replicas', () => {
     try {
       await delay(WAIT_MS + 50);
       await other.settled();
-      assert.ok(served(other).has(stopped.port), 'the other process reads the replica before');
+      assert.ok((await served(other)).has(stopped.port), 'the other process reads the replica before');
       stopped.process.kill('SIGSTOP');
       await redis.set('stopped', 'written');
       const started = performance.now();
       await ack.confirm('stopped');
       assert.ok(performance.now() - started >= WAIT_MS * 0.9, 'the write waited for the stopped replica');
       for (const s of [set, other]) {
-        const ports = served(s);
+        const ports = await served(s);
         assert.ok(!ports.has(stopped.port), `a process read the stopped replica: ${[...ports]}`);
         const reader = s.reader('server');
         if (reader) assert.equal(await reader.get('stopped'), 'written');
@@ -88,8 +97,8 @@ describe('replica reads on one server with two replicas', () => {
       other.close();
     }
     // Caught up, it serves again.
-    for (let i = 0; i < 50 && !served(set).has(stopped.port); i++) await delay(50);
-    assert.ok(served(set).has(stopped.port), 'the replica serves again once it has caught up');
+    for (let i = 0; i < 50 && !(await served(set)).has(stopped.port); i++) await delay(50);
+    assert.ok((await served(set)).has(stopped.port), 'the replica serves again once it has caught up');
   });
 
   test('a replica promoted leaves its master\'s reads; one killed too; with none left, reads go to the master', async () => {
@@ -97,10 +106,10 @@ describe('replica reads on one server with two replicas', () => {
     await servers.ask(promoted, (c) => c.replicaof('NO', 'ONE'));
     await set.settled();
     assert.equal(set.replicasOf('server'), 1);
-    assert.ok(!served(set).has(promoted.port));
+    assert.ok(!(await served(set)).has(promoted.port));
     killed.process.kill('SIGKILL');
     await set.settled();
-    assert.deepEqual([...served(set)], [null]);
+    assert.deepEqual([...(await served(set))], [null]);
     // The master drops it once it sees the connection closed.
     for (let i = 0; i < 100 && set.replicasOf('server') > 0; i++) await set.settled();
     assert.equal(set.replicasOf('server'), 0);
