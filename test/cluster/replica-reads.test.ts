@@ -59,7 +59,8 @@ if (!build) {
 
     before(async () => {
       servers = await startReplicatedRedis({ replicas: 2, ...build });
-      stack = await startStack(READS, { redis: servers.url });
+      // The cache of recent results holds nothing with replica reads (its mark is the master's).
+      stack = await startStack({ ...READS, KCS_SEARCH_CACHE_MB: '8' }, { redis: servers.url });
       // A replica serves once seen for a whole wait timeout (1 s).
       await new Promise((r) => setTimeout(r, 1300));
     });
@@ -72,11 +73,14 @@ if (!build) {
       const t = await tenantWithSite(stack);
       const before = await Promise.all([servers.master, ...servers.replicas].map((n) => servers.ask(n, ftCalls)));
       assert.deepEqual(await writeThenSearch(t, 300), []);
+      for (let i = 0; i < 3; i++) assert.equal((await t.request('POST', SEARCH, { body: { query: 'lamp', mode: 'keyword' } })).body.total, 300);
       const after = await Promise.all([servers.master, ...servers.replicas].map((n) => servers.ask(n, ftCalls)));
       const [onMaster, ...onReplicas] = after.map((n, i) => n - before[i]);
       t2.diagnostic(`FT calls: master ${onMaster}, replicas ${onReplicas.join(' and ')}`);
       for (const n of onReplicas) assert.ok(n > 100, `each replica answered searches (${onReplicas})`);
       assert.ok(onMaster < onReplicas[0] + onReplicas[1], `the master answered fewer than the replicas (${onMaster})`);
+      const metrics = (await stack.request('GET', '/metrics')).text;
+      assert.match(metrics, /^kcs_search_cache_hits 0$/m, 'no search answered from the cache of recent results');
       const documents = await Promise.all(servers.replicas.map((n) => servers.ask(n, documentReads)));
       assert.ok(documents[0] + documents[1] >= 250, `the replicas read the pages' documents (${documents})`);
     });

@@ -35,7 +35,7 @@ import type { ServingModels } from '../servingModels.js';
 import { F, PROJECTION_VERSION, type Collection, type IndexOptions } from './schema.js';
 import type { TenantIndexes } from './tenantIndexes.js';
 import { TermStatistics, type TermStatisticsOptions } from './termStatistics.js';
-import { queryWorkers } from './workers.js';
+import { reportQueryWorkers } from './workers.js';
 import { EXACT_LIMIT, VectorSearch } from './vectorSearch.js';
 import { productSemantic, runsSemantic, servedFilter, vectorModelOf, type SemanticScope } from './semanticScope.js';
 
@@ -108,9 +108,7 @@ export class RedisQueryEngine implements SearchEngine {
   /** Nothing to read: the indexes are in Redis. Tenants whose documents lack the projection are handed on. */
   async start(onProgress?: (p: EngineProgress) => void): Promise<void> {
     const tenantIds = await this.redis.hvals(keys.tenantSlugs);
-    const [workers] = await Promise.all([Promise.all(this.router.masters().map(queryWorkers)), ...tenantIds.map((t) => this.checkProjection(t))]);
-    const fewest = Math.min(...workers);
-    this.log.info({ workers }, fewest > 0 ? `the Query Engine runs queries on ${fewest} or more worker threads a master` : 'the Query Engine runs queries on Redis\'s main thread (no search worker threads)');
+    await Promise.all([reportQueryWorkers(this.router.masters(), this.log), ...tenantIds.map((t) => this.checkProjection(t))]);
     onProgress?.({ tenants: tenantIds.length, tenantsLoaded: tenantIds.length, documents: 0 });
     this.ready = true;
   }
@@ -122,8 +120,9 @@ export class RedisQueryEngine implements SearchEngine {
 
   async close(): Promise<void> {}
 
+  /** None with replica reads: a replica may answer without a write (not answered yet) that the master's mark counts. */
   changeMark(tenantId: string): Promise<string | null> {
-    return this.marks.of(tenantId);
+    return this.options.readers ? Promise.resolve(null) : this.marks.of(tenantId);
   }
 
   async servingModel(tenantId: string): Promise<string | null> {
