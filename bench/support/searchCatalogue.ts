@@ -19,7 +19,7 @@ import type { Column } from './searchColumn.js';
 import { ANCHORS, CLUSTERS, DIM, GERMAN, MODEL, SITES, WRITE_BATCH } from './searchConfig.js';
 import { perSecond, type Summary } from './searchSummary.js';
 import { Catalogue, queryableWords, zipf, type Zipf } from './searchText.js';
-import { clusteredVectors, nearby, randomCentroids } from './vectors.js';
+import { asStored, clusteredVectors, nearby, randomCentroids } from './vectors.js';
 
 /** What the queries and the recall truth need of the catalogue, by row (the same on every server). */
 export interface Catalogued {
@@ -73,7 +73,7 @@ export function catalogueWriter(columns: Column[], capacity: number, summary: Su
         d.siteRows[p.site].push(i);
         if (keepInputs) d.inputs.push({ site: p.site, input: p.input });
       });
-      d.vectors.set(clusteredVectors(vrng, d.centroids, DIM, (k) => batch[k].cluster, batch.length, 1), start * DIM);
+      d.vectors.set(asStored(clusteredVectors(vrng, d.centroids, DIM, (k) => batch[k].cluster, batch.length, 1), DIM), start * DIM);
       const named = batch.map((p, k): Record<string, Float32Array> => ({
         description: d.vectors.subarray((start + k) * DIM, (start + k + 1) * DIM),
         ...(p.input.similarity_text ? { anchor: nearby(vrng, d.vectors, (start + k) * DIM, DIM, 0.5) } : {}),

@@ -9,7 +9,7 @@ import type { Catalogued } from './searchCatalogue.js';
 import { DIM, HTTP_VECTOR_QUERIES, MODEL, QUERIES, RECALL_QUERIES, SITES, siteSlug, TARGET } from './searchConfig.js';
 import type { Check } from './searchSummary.js';
 import { storefrontQuery } from './searchText.js';
-import { bruteForce, centroidMix, nearby } from './vectors.js';
+import { asStored, bruteForce, centroidMix, nearby } from './vectors.js';
 
 export const search = (s: Partial<Omit<ProductSearch, 'filters'>> & { filters?: Partial<ProductFilters> }): ProductSearch => ({
   query: '', mode: 'keyword', vector: null, model: MODEL, semanticLanguages: ['en'], language: 'en', minSimilarity: 0, limit: 20, offset: 0, facets: [],
@@ -105,7 +105,7 @@ export function makePlan(d: Catalogued): Plan {
     const times: number[] = [];
     const started = performance.now();
     const queries = Array.from({ length: RECALL_QUERIES }, () => {
-      const vector = queryVector(rng, d);
+      const vector = asStored(queryVector(rng, d), DIM);
       const { rows, ...q } = filter();
       const t = performance.now();
       const truth = bruteForce(d.vectors, DIM, vector, 10, q.allows, rows);

@@ -1,6 +1,7 @@
 // Synthetic embedding vectors for the search benchmarks: unit vectors clustered around random
 // centres, queries near a product or between topics, and the exact nearest neighbours by brute
 // force that recall is measured against. Deterministic for a seed.
+import { fromBytes, toBytes } from '../../src/store/vectorBytes.js';
 import type { Rng } from './rng.js';
 
 function normalizeInPlace(v: Float32Array, offset = 0, dim = v.length): void {
@@ -8,6 +9,17 @@ function normalizeInPlace(v: Float32Array, offset = 0, dim = v.length): void {
   for (let j = 0; j < dim; j++) norm += v[offset + j] * v[offset + j];
   norm = Math.sqrt(norm) || 1;
   for (let j = 0; j < dim; j++) v[offset + j] /= norm;
+}
+
+/**
+ * Flat vectors as the engines hold them: rounded to FLOAT16 (store/vectorBytes.ts), each scaled back
+ * to unit length (cosine does not see the scale), in place. The exact scan then ranks by the same
+ * directions the engines compare, so a near tie is not counted as a miss.
+ */
+export function asStored(vectors: Float32Array, dim: number): Float32Array {
+  vectors.set(fromBytes(toBytes(vectors)));
+  for (let o = 0; o < vectors.length; o += dim) normalizeInPlace(vectors, o, dim);
+  return vectors;
 }
 
 /** `count` random unit vectors (the cluster centres), flat. */
