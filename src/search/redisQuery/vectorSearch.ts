@@ -40,8 +40,8 @@ export const EXACT_LIMIT = 8_000;
  * The graph search's candidate list (EF_RUNTIME) for the k nearest among `n` documents: at least k,
  * and one candidate per EF_DOCUMENTS documents (40 at 100,000, 400 at 1,000,000). With M 32
  * (schema.ts) on clustered 512-d vectors recall@10 was 0.998 at 100,000 (EF_RUNTIME 40), 0.999 at
- * 300,000 (160) and 0.969 at 1,000,000 (400). (bench:search's semantic search among the English
- * 85% of 100,000 products finds 0.943 at 20 and at 40 alike: those misses are not the graph's.)
+ * 300,000 (160) and 0.969 at 1,000,000 (400). A semantic search asks for its window (100), so
+ * below 250,000 documents k sets it.
  */
 export const EF_DOCUMENTS = 2_500;
 export const efRuntime = (k: number, n: number): number => Math.max(k, Math.ceil(n / EF_DOCUMENTS));
