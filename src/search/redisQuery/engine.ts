@@ -21,11 +21,11 @@ import {
 } from '../engine.js';
 import { fieldKeys } from '../productSort.js';
 import { CODE_HITS, CODE_SCORE, SortedSearch, type FoundHits } from './sortedSearch.js';
-import { FACET_EXACT_LIMIT, FACET_VALUES, facetSample } from '../facets.js';
+import { FACET_EXACT_LIMIT, FACET_VALUES } from '../facets.js';
 import { queryCodes } from '../productValues.js';
 import { ChangeMarks } from './changeMarks.js';
 import { IndexCommands } from './commands.js';
-import { FacetCounter, facetLists, statsLists, type StatSums, type ValueCounts } from './facets.js';
+import { FacetCounter } from './facets.js';
 import { KeywordSearch, type Keyword, type KeywordQuery, type PlannedWords, type Ranked } from './keyword.js';
 import { ModelIndexes } from './modelIndexes.js';
 import { LIKED_FIELDS, moreLikeThis } from './moreLikeThis.js';
@@ -73,6 +73,8 @@ interface SearchScope {
   semantic: SemanticScope | null;
 }
 
+const NO_SITES: readonly string[] = [];
+
 const unknownIndex = (error: unknown) => error instanceof Error && /unknown index|no such index/i.test(error.message);
 
 export class RedisQueryEngine implements SearchEngine {
@@ -88,6 +90,8 @@ export class RedisQueryEngine implements SearchEngine {
   private readonly vectors: VectorSearch;
   private readonly sorted: SortedSearch;
   private readonly router: IndexRouter;
+  /** Per tenant, the sites being purged as the last product search read them (searchProducts). */
+  private readonly purgingSites = new Map<string, readonly string[]>();
 
   constructor(
     private readonly redis: Store,
@@ -135,19 +139,27 @@ export class RedisQueryEngine implements SearchEngine {
       const c = indexes.products(tenantId);
       const vectors = indexes.productVectors(tenantId);
       const semantic = runsSemantic(s) && vectors ? (parts: ProductFilterParts) => productSemantic(vectors, c, parts, s) : null;
-      // One round trip for what the queries depend on: the sites being purged, the words as the
-      // index reads them, and how many documents a semantic search may rank (an estimate: before the purge).
-      const [purging, planned, allowed] = await Promise.all([
-        this.router.readKeys(tenantId, (r) => r.smembers(keys.sitesPurging(tenantId))),
+      // What the queries depend on: the words as the index reads them (from the counts kept here),
+      // and how many documents a semantic search may rank (an estimate: before the purge).
+      const [planned, allowed] = await Promise.all([
         this.plan(c, s, queryAnalysisOf(s, s.filters.language ?? null)),
         semantic ? this.vectors.allowed(semantic(productFilterParts(s.filters, []))) : 0,
       ]);
-      const parts = productFilterParts(s.filters, purging);
       const codes = s.query.trim() ? queryCodes(s.query) : [];
-      return this.search(c, s, {
-        filter: all(parts.stable, parts.volatile), codes, facets: s.facets, stats: s.stats ?? [], sort: fieldKeys(s.sort), planned,
-        semantic: semantic && { ...semantic(parts), allowed }, facetPrefix: s.facetPrefix, facetValues: s.facetValues,
-      });
+      const run = (purging: readonly string[]) => {
+        const parts = productFilterParts(s.filters, purging);
+        return this.search(c, s, {
+          filter: all(parts.stable, parts.volatile), codes, facets: s.facets, stats: s.stats ?? [], sort: fieldKeys(s.sort), planned,
+          semantic: semantic && { ...semantic(parts), allowed }, facetPrefix: s.facetPrefix, facetValues: s.facetValues,
+        });
+      };
+      // The sites being purged are read beside the search's first round trip, not before it: the
+      // search leaves out the sites this process last saw purged (nearly always none), and runs
+      // again in the rare case that the set read names a site it did not leave out.
+      const assumed = this.purgingSites.get(tenantId) ?? NO_SITES;
+      const [purging, found] = await Promise.all([this.router.readKeys(tenantId, (r) => r.smembers(keys.sitesPurging(tenantId))), run(assumed)]);
+      this.purgingSites.set(tenantId, purging.length > 0 ? purging : NO_SITES);
+      return purging.every((site) => assumed.includes(site)) ? found : run(purging);
     });
   }
 
@@ -272,7 +284,7 @@ export class RedisQueryEngine implements SearchEngine {
     ]);
     const page = found.hits.slice(s.offset, s.offset + s.limit);
     if (!faceting) return { hits: page, total: found.total, facets: {} };
-    return { hits: page, total: found.total, ...(await this.finishFacets(c, scope, { ...found, matched, matchingCounts, matchingStats, top, limit })) };
+    return { hits: page, total: found.total, ...(await this.facetCounts.ofSearch(c, scope, { ...found, matched, matchingCounts, matchingStats, top, limit })) };
   }
 
   /** The hits in relevance order (at least the page), the total, and the documents found apart from the keyword query. */
@@ -302,43 +314,6 @@ export class RedisQueryEngine implements SearchEngine {
   /** The nearest documents above the request's similarity floor. */
   private semanticCandidates(s: SearchRequest, scope: SemanticScope, window: number): Promise<Ranked> {
     return this.vectors.nearest({ ...scope, vector: 'content', blob: s.vector!, k: window, floor: s.minSimilarity }).then((r) => aboveFloor(r, s.minSimilarity));
-  }
-
-  /**
-   * The facets of a search whose counts over every word's matches are in (or, for a semantic
-   * search, not asked for): the partial tier's matches and the documents found apart added.
-   */
-  private async finishFacets(
-    c: Collection, scope: SearchScope,
-    { keyword, matched, matchingCounts, matchingStats, top, limit, extra }: FoundHits & {
-      matched: string | null | undefined; matchingCounts: ValueCounts | null; matchingStats: StatSums | null; top: number | null; limit: number;
-    },
-  ): Promise<Pick<SearchResult, 'facets' | 'facetsExhaustive' | 'facetsStats'>> {
-    const partial = keyword?.partial ?? null;
-    const fullTotal = (keyword?.total ?? 0) - (partial?.total ?? 0);
-    // Counts added together need every value: those of the partial tier, of a code outside the query's matches (rare).
-    const adding = top !== null && (extra.length > 0 || partial !== null);
-    const counting = scope.facets.length > 0;
-    const stats = scope.stats.length > 0;
-    const partialQuery = partial ? all(partial.expr, scope.filter) : null;
-    const [counts, partialCounts, others, partialStats, otherStats] = await Promise.all([
-      counting && adding && matched ? this.facetCounts.matching(c, matched, scope.facets, { limit, top: null }) : matchingCounts,
-      counting && partialQuery ? this.facetCounts.matching(c, partialQuery, scope.facets, { limit, top: null }) : null,
-      counting && extra.length > 0 ? this.facetCounts.ofIds(c, extra, scope.facets) : null,
-      stats && partialQuery ? this.facetCounts.stats(c, partialQuery, scope.stats, limit) : null,
-      stats && extra.length > 0 ? this.facetCounts.statsOfIds(c, extra, scope.stats) : null,
-    ]);
-    const fullSample = facetSample(fullTotal, Math.min(fullTotal, limit));
-    const partialSample = partial ? facetSample(partial.total, Math.min(partial.total, limit)) : null;
-    const parts = [{ counts, sample: fullSample }];
-    if (partialSample) parts.push({ counts: partialCounts, sample: partialSample });
-    const exact = { exhaustive: true, scale: 1 };
-    const statParts = [{ sums: matchingStats, sample: fullSample }, { sums: partialStats, sample: partialSample ?? exact }, { sums: otherStats, sample: exact }];
-    return {
-      facets: counting ? facetLists(scope.facets, parts, others, { prefix: scope.facetPrefix, values: scope.facetValues }) : {},
-      facetsExhaustive: parts.every((p) => p.sample.exhaustive),
-      ...(stats ? { facetsStats: statsLists(scope.stats, statParts) } : {}),
-    };
   }
 
   /** The query's words as the index reads them (none when only semantic ranking runs). */

@@ -6,12 +6,15 @@
 // candidates), by id. A field's values group as they are (brand, category, availability, a
 // category level); attributes' come from the product's written `name=value` pairs, split once and
 // kept for the asked names; a numeric field's stats are one GROUPBY 0 over the matches that have it.
-import type { FacetCount, FacetName, FacetStats, StatField } from '../engine.js';
-import { FACET_VALUES, facetList, roundCents, type FacetSample } from '../facets.js';
+// A search's facets are these parts added up (ofSearch): every word's matches, the partial tier's,
+// and the documents found apart.
+import type { FacetCount, FacetName, FacetStats, SearchResult, StatField } from '../engine.js';
+import { FACET_VALUES, facetList, facetSample, roundCents, type FacetSample } from '../facets.js';
 import { matchesPrefix, parseFacet, type Facet, type PlainFacet } from '../productFacets.js';
 import type { IndexCommands } from './commands.js';
 import { all, tagAny } from './query.js';
 import { F, levelField, type Collection } from './schema.js';
+import type { FoundHits } from './sortedSearch.js';
 
 /** The hash field each plain facet's values are grouped by (the value as written, for display). */
 const FACET_FIELD: Record<PlainFacet, string> = { brand: 'brand_v', category: 'category_v', availability: 'avail_v' };
@@ -23,11 +26,58 @@ export type ValueCounts = Map<string, number>[];
 /** Per asked stat field: what adds up over parts of the matches. */
 export type StatSums = { min: number; max: number; sum: number; count: number }[];
 
+/** What a search asks to be counted, and under which filter (engine.ts SearchScope). */
+export interface FacetScope {
+  filter: string;
+  facets: FacetName[];
+  stats: StatField[];
+  /** Facet value search: values matching this prefix, the first `facetValues`. */
+  facetPrefix?: string;
+  facetValues?: number;
+}
+
 /** An expression string of FT.AGGREGATE (APPLY, FILTER): quotes and backslashes escaped. */
 const quoted = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 
 export class FacetCounter {
   constructor(private readonly ft: IndexCommands) {}
+
+  /**
+   * The facets of a search whose counts over every word's matches are in (or, for a semantic
+   * search, not asked for): the partial tier's matches and the documents found apart added.
+   */
+  async ofSearch(
+    c: Collection, scope: FacetScope,
+    { keyword, matched, matchingCounts, matchingStats, top, limit, extra }: FoundHits & {
+      matched: string | null | undefined; matchingCounts: ValueCounts | null; matchingStats: StatSums | null; top: number | null; limit: number;
+    },
+  ): Promise<Pick<SearchResult, 'facets' | 'facetsExhaustive' | 'facetsStats'>> {
+    const partial = keyword?.partial ?? null;
+    const fullTotal = (keyword?.total ?? 0) - (partial?.total ?? 0);
+    // Counts added together need every value: those of the partial tier, of a code outside the query's matches (rare).
+    const adding = top !== null && (extra.length > 0 || partial !== null);
+    const counting = scope.facets.length > 0;
+    const stats = scope.stats.length > 0;
+    const partialQuery = partial ? all(partial.expr, scope.filter) : null;
+    const [counts, partialCounts, others, partialStats, otherStats] = await Promise.all([
+      counting && adding && matched ? this.matching(c, matched, scope.facets, { limit, top: null }) : matchingCounts,
+      counting && partialQuery ? this.matching(c, partialQuery, scope.facets, { limit, top: null }) : null,
+      counting && extra.length > 0 ? this.ofIds(c, extra, scope.facets) : null,
+      stats && partialQuery ? this.stats(c, partialQuery, scope.stats, limit) : null,
+      stats && extra.length > 0 ? this.statsOfIds(c, extra, scope.stats) : null,
+    ]);
+    const fullSample = facetSample(fullTotal, Math.min(fullTotal, limit));
+    const partialSample = partial ? facetSample(partial.total, Math.min(partial.total, limit)) : null;
+    const parts = [{ counts, sample: fullSample }];
+    if (partialSample) parts.push({ counts: partialCounts, sample: partialSample });
+    const exact = { exhaustive: true, scale: 1 };
+    const statParts = [{ sums: matchingStats, sample: fullSample }, { sums: partialStats, sample: partialSample ?? exact }, { sums: otherStats, sample: exact }];
+    return {
+      facets: counting ? facetLists(scope.facets, parts, others, { prefix: scope.facetPrefix, values: scope.facetValues }) : {},
+      facetsExhaustive: parts.every((p) => p.sample.exhaustive),
+      ...(stats ? { facetsStats: statsLists(scope.stats, statParts) } : {}),
+    };
+  }
 
   /**
    * Value counts over the first `limit` documents `query` matches; the `top` most frequent only
