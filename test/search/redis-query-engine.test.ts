@@ -202,6 +202,37 @@ if (!available) {
       assert.equal((await e.searchProducts(tenantId, productSearch({}))).total, 10, 'only the English site is browsed');
     });
 
+    test('a repeated search runs its partial tier with its first queries and answers as before; a total changed by another process since is followed', async () => {
+      const tenantId = await tenant(projecting);
+      const { id: siteId } = await projecting.services.sites.create(tenantId, { slug: 'shop', name: 'Shop', language: 'en' });
+      const product = (key: string, title: string, brand: string): ProductInput => ({
+        language: 'en', external_id: key, title, description: `${title}, for the kitchen.`, brand, category: 'Kitchen', availability: 'InStock', price_current: '20.00',
+      } as ProductInput);
+      // "amber" is the rarer word: it alone covers enough of "amber kettle" for the partial tier; "kettle" alone does not.
+      const inputs = [product('full', 'Amber Kettle', 'Brio'), product('lamp-1', 'Amber Lamp', 'Lumo'), product('lamp-2', 'Amber Lamp Mini', 'Nord')];
+      for (let i = 0; i < 6; i++) inputs.push(product(`steel-${i}`, `Steel Kettle ${i}`, 'Steelco'));
+      const written = await projecting.services.products.upsertMany(tenantId, inputs.map((input) => ({ siteId, input, source: 'api' })));
+      const keyOf = new Map(written.map((w, i) => [w.id, inputs[i].external_id]));
+      const search = productSearch({ query: 'amber kettle', facets: ['brand'] });
+      const first = await engine();
+      const once = await first.searchProducts(tenantId, search);
+      assert.equal(keyOf.get(once.hits[0]?.id), 'full', 'the full match first');
+      assert.deepEqual(new Set(once.hits.map((h) => keyOf.get(h.id))), new Set(['full', 'lamp-1', 'lamp-2']), 'every word, then the partial tier');
+      assert.equal(once.total, 3);
+      assert.deepEqual(once.facets.brand?.map((f) => [f.value, f.count]).sort(), [['Brio', 1], ['Lumo', 1], ['Nord', 1]]);
+      // Again: the tier is known ahead and runs beside every word's query, with the same answer.
+      assert.deepEqual(await first.searchProducts(tenantId, search), once);
+
+      // Another process writes 100 more full matches: the total it remembered (1) is stale, and the
+      // tier it expects must not run now; its answer is a fresh engine's.
+      const more = Array.from({ length: 100 }, (_, i) => product(`deluxe-${i}`, `Amber Kettle Deluxe ${i}`, 'Brio'));
+      await projecting.services.products.upsertMany(tenantId, more.map((input) => ({ siteId, input, source: 'api' })));
+      const after = await first.searchProducts(tenantId, search);
+      assert.equal(after.total, 101, 'every word only: the partial tier does not run at 100 full matches');
+      assert.ok(after.hits.every((h) => keyOf.get(h.id) === undefined || keyOf.get(h.id) === 'full'), 'no partial-tier hit');
+      assert.deepEqual(after, await (await engine()).searchProducts(tenantId, search));
+    });
+
     test('filter values with punctuation, marks, emoji or control characters find their product; none makes a query fail', async () => {
       const e = await engine();
       const tenantId = await tenant(projecting);

@@ -26,7 +26,7 @@ import { queryCodes } from '../productValues.js';
 import { ChangeMarks } from './changeMarks.js';
 import { IndexCommands } from './commands.js';
 import { FacetCounter } from './facets.js';
-import { KeywordSearch, type Keyword, type KeywordQuery, type PlannedWords, type Ranked } from './keyword.js';
+import { KeywordSearch, type Keyword, type KeywordQuery, type PartialTier, type PlannedWords, type Ranked } from './keyword.js';
 import { ModelIndexes } from './modelIndexes.js';
 import { LIKED_FIELDS, moreLikeThis } from './moreLikeThis.js';
 import { accessFilter, all, entryFilter, productFilterParts, tagAny, tagNone, variantFilter, type ProductFilterParts } from './query.js';
@@ -273,26 +273,30 @@ export class RedisQueryEngine implements SearchEngine {
     const matched = query === undefined ? undefined : everyWordUnder(query, scope.filter);
     const limit = ('facetExactLimit' in s && s.facetExactLimit) || FACET_EXACT_LIMIT;
     // Counts to be added to those of documents found apart (semantic candidates, codes) need every value, as does a value search.
-    const top = scope.semantic || scope.facetPrefix !== undefined ? null : FACET_VALUES * 2;
+    // A repeated search knows its partial tier ahead (keyword.ts expectedTier): its query and facets
+    // go with the first ones, and every value is counted, as counts to be added need.
+    const expected = scope.sort.length === 0 ? await this.keywords.expectedTier(c, query, scope.filter) : null;
+    const top = scope.semantic || scope.facetPrefix !== undefined || expected ? null : FACET_VALUES * 2;
     const faceting = scope.facets.length > 0 || scope.stats.length > 0;
-    const [found, matchingCounts, matchingStats] = await Promise.all([
+    const [found, matchingCounts, matchingStats, partialAhead] = await Promise.all([
       scope.sort.length > 0
         ? this.sorted.hits(c, { ...scope, k: s.offset + s.limit, query, semantic: scope.semantic && this.semanticCandidates(s, scope.semantic, windowOf(s)) })
-        : this.rankedHits(c, s, scope, query),
+        : this.rankedHits(c, s, scope, query, expected),
       scope.facets.length > 0 && matched ? this.facetCounts.matching(c, matched, scope.facets, { limit, top }) : null,
       scope.stats.length > 0 && matched ? this.facetCounts.stats(c, matched, scope.stats, limit) : null,
+      faceting && expected ? this.facetCounts.ofTier(c, scope, all(expected.expr, scope.filter), limit) : null,
     ]);
     const page = found.hits.slice(s.offset, s.offset + s.limit);
     if (!faceting) return { hits: page, total: found.total, facets: {} };
-    return { hits: page, total: found.total, ...(await this.facetCounts.ofSearch(c, scope, { ...found, matched, matchingCounts, matchingStats, top, limit })) };
+    return { hits: page, total: found.total, ...(await this.facetCounts.ofSearch(c, scope, { ...found, matched, matchingCounts, matchingStats, top, limit, partialAhead })) };
   }
 
   /** The hits in relevance order (at least the page), the total, and the documents found apart from the keyword query. */
-  private async rankedHits(c: Collection, s: SearchRequest, scope: SearchScope, query: KeywordQuery | null | undefined): Promise<FoundHits> {
+  private async rankedHits(c: Collection, s: SearchRequest, scope: SearchScope, query: KeywordQuery | null | undefined, expected: PartialTier | null): Promise<FoundHits> {
     const window = windowOf(s);
     const useKeyword = query !== undefined;
     const [keywordFound, codes, semantic] = await Promise.all([
-      useKeyword ? this.keywords.search(c, query, { k: runsSemantic(s) ? window : s.offset + s.limit, filter: scope.filter }) : null,
+      useKeyword ? this.keywords.search(c, query, { k: runsSemantic(s) ? window : s.offset + s.limit, filter: scope.filter, expected }) : null,
       useKeyword && scope.codes.length > 0 ? this.ft.ids(c, all(tagAny('codes', scope.codes), scope.filter), CODE_HITS) : [],
       scope.semantic ? this.semanticCandidates(s, scope.semantic, window) : null,
     ]);

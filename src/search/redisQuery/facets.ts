@@ -26,6 +26,13 @@ export type ValueCounts = Map<string, number>[];
 /** Per asked stat field: what adds up over parts of the matches. */
 export type StatSums = { min: number; max: number; sum: number; count: number }[];
 
+/** The counts and stats over a partial tier's matches (FacetCounter.ofTier), and its query. */
+export interface TierCounts {
+  query: string;
+  counts: ValueCounts | null;
+  stats: StatSums | null;
+}
+
 /** What a search asks to be counted, and under which filter (engine.ts SearchScope). */
 export interface FacetScope {
   filter: string;
@@ -48,8 +55,10 @@ export class FacetCounter {
    */
   async ofSearch(
     c: Collection, scope: FacetScope,
-    { keyword, matched, matchingCounts, matchingStats, top, limit, extra }: FoundHits & {
+    { keyword, matched, matchingCounts, matchingStats, top, limit, extra, partialAhead = null }: FoundHits & {
       matched: string | null | undefined; matchingCounts: ValueCounts | null; matchingStats: StatSums | null; top: number | null; limit: number;
+      /** The counts of the partial tier expected ahead (ofTier), used where that tier ran. */
+      partialAhead?: TierCounts | null;
     },
   ): Promise<Pick<SearchResult, 'facets' | 'facetsExhaustive' | 'facetsStats'>> {
     const partial = keyword?.partial ?? null;
@@ -59,11 +68,12 @@ export class FacetCounter {
     const counting = scope.facets.length > 0;
     const stats = scope.stats.length > 0;
     const partialQuery = partial ? all(partial.expr, scope.filter) : null;
+    const ahead = partialAhead && partialAhead.query === partialQuery ? partialAhead : null;
     const [counts, partialCounts, others, partialStats, otherStats] = await Promise.all([
       counting && adding && matched ? this.matching(c, matched, scope.facets, { limit, top: null }) : matchingCounts,
-      counting && partialQuery ? this.matching(c, partialQuery, scope.facets, { limit, top: null }) : null,
+      ahead ? ahead.counts : counting && partialQuery ? this.matching(c, partialQuery, scope.facets, { limit, top: null }) : null,
       counting && extra.length > 0 ? this.ofIds(c, extra, scope.facets) : null,
-      stats && partialQuery ? this.stats(c, partialQuery, scope.stats, limit) : null,
+      ahead ? ahead.stats : stats && partialQuery ? this.stats(c, partialQuery, scope.stats, limit) : null,
       stats && extra.length > 0 ? this.statsOfIds(c, extra, scope.stats) : null,
     ]);
     const fullSample = facetSample(fullTotal, Math.min(fullTotal, limit));
@@ -77,6 +87,15 @@ export class FacetCounter {
       facetsExhaustive: parts.every((p) => p.sample.exhaustive),
       ...(stats ? { facetsStats: statsLists(scope.stats, statParts) } : {}),
     };
+  }
+
+  /** The counts and stats a search asks for over the matches of a partial tier's query (with its filter). */
+  async ofTier(c: Collection, scope: FacetScope, query: string, limit: number): Promise<TierCounts> {
+    const [counts, stats] = await Promise.all([
+      scope.facets.length > 0 ? this.matching(c, query, scope.facets, { limit, top: null }) : null,
+      scope.stats.length > 0 ? this.stats(c, query, scope.stats, limit) : null,
+    ]);
+    return { query, counts, stats };
   }
 
   /**

@@ -39,8 +39,18 @@ export interface KeywordQuery {
   expressions: string[];
 }
 
+/** The partial tier's query (documents covering enough of the query without every word) and what covers. */
+export interface PartialTier {
+  covering: string;
+  expr: string;
+}
+
 /** Queries of more words match all of them only (their subsets would multiply). */
 const MAX_PARTIAL_WORDS = 6;
+
+/** The partial tier runs for a query of 2 to MAX_PARTIAL_WORDS words with fewer than PARTIAL_TIER_BELOW full matches. */
+const tierRuns = ({ every, words }: KeywordQuery, fullTotal: number): boolean =>
+  every !== null && words.length >= 2 && words.length <= MAX_PARTIAL_WORDS && fullTotal < PARTIAL_TIER_BELOW;
 
 export class KeywordSearch {
   constructor(
@@ -85,7 +95,7 @@ export class KeywordSearch {
    * Keyword hits of the query: every word, then, where fewer than PARTIAL_TIER_BELOW documents
    * match every word, those covering enough of it (coverage.ts); browsing: the newest.
    */
-  async search(c: Collection, q: KeywordQuery | null, { k, filter }: { k: number; filter: string }): Promise<Keyword> {
+  async search(c: Collection, q: KeywordQuery | null, { k, filter, expected = null }: { k: number; filter: string; expected?: PartialTier | null }): Promise<Keyword> {
     if (q === null) return this.newest(c, filter, k);
     const { every } = q;
     if (every === null) return { ids: [], scores: [], full: 0, total: 0, expr: null, partial: null };
@@ -94,10 +104,13 @@ export class KeywordSearch {
       const ids = found.rows.map((r) => this.ft.idOf(c, r.key));
       return { ids, scores: found.rows.map((r) => r.score ?? 0), full: ids.length, total: found.total, expr, partial: null };
     };
-    const full = await run(every);
-    const tier = await this.partialTier(c, q, full.total);
+    // The tier this search is expected to need runs beside every word's query; it is dropped if the
+    // total says otherwise, and run after it where it was not expected.
+    const [full, early] = await Promise.all([run(every), expected && run(expected.expr)]);
+    this.stats.remember(c, all(every, filter), full.total);
+    const tier = !tierRuns(q, full.total) ? null : early ? expected : await this.partialTier(c, q, full.total);
     if (tier === null) return full;
-    const partial = await run(tier.expr);
+    const partial = early ?? (await run(tier.expr));
     const room = Math.max(0, k - full.ids.length);
     return {
       ids: [...full.ids, ...partial.ids.slice(0, room)],
@@ -113,10 +126,20 @@ export class KeywordSearch {
    * The partial tier's query (documents covering enough of the query without every word) and what covers, where
    * it runs: a query of 2 to MAX_PARTIAL_WORDS words with fewer than PARTIAL_TIER_BELOW full matches.
    */
-  async partialTier(c: Collection, { every, words, expressions }: KeywordQuery, fullTotal: number): Promise<{ covering: string; expr: string } | null> {
-    if (every === null || words.length < 2 || words.length > MAX_PARTIAL_WORDS || fullTotal >= PARTIAL_TIER_BELOW) return null;
-    const covering = await this.covering(c, words, expressions);
-    return covering === null ? null : { covering, expr: `${covering} -${every}` };
+  async partialTier(c: Collection, q: KeywordQuery, fullTotal: number): Promise<PartialTier | null> {
+    if (!tierRuns(q, fullTotal)) return null;
+    const covering = await this.covering(c, q.words, q.expressions);
+    return covering === null ? null : { covering, expr: `${covering} -${q.every}` };
+  }
+
+  /**
+   * The partial tier a search of `q` under `filter` needs, as the total this process last saw for
+   * it says (null: none, or the search was not seen): with the term counts kept, decided without a
+   * round trip, so that the tier's query and facets go to the server with the first ones.
+   */
+  expectedTier(c: Collection, q: KeywordQuery | null | undefined, filter: string): Promise<PartialTier | null> | null {
+    const total = q?.every ? this.stats.known(c, all(q.every, filter)) : undefined;
+    return total === undefined ? null : this.partialTier(c, q!, total);
   }
 
   /**

@@ -11,7 +11,8 @@
 // becomes known quickly; this process's own writes forget the tenant's answers at once (engine.ts
 // refresh). An answer that lags never hides a document: the query always holds each word's exact
 // terms, and the answers only decide what is added to them (a joined reading, typo variants) and
-// how the partial tier weighs the words.
+// how the partial tier weighs the words. A search's own total is kept too (remember), so that a
+// repeated search decides its partial tier before it runs (keyword.ts expectedTier).
 import type { IndexCommands } from './commands.js';
 import type { Collection } from './schema.js';
 
@@ -72,6 +73,21 @@ export class TermStatistics {
     return Promise.all(queries.map((q) => this.answer(c, `n\u0000${q}`, () => this.ft.count(c, q))));
   }
 
+  /** A count a search learned itself (its total): kept as if read now, so that a later search can plan by it. */
+  remember(c: Collection, query: string, n: number): void {
+    const key = this.keyOf(c, `n\u0000${query}`);
+    const known = this.answers.get(key);
+    if (known) this.answers.delete(key);
+    this.answers.set(key, { n, at: Date.now(), reading: known?.reading ?? null });
+    if (this.answers.size > this.maxEntries) this.answers.delete(this.answers.keys().next().value!);
+  }
+
+  /** The count kept for `query`, however old (undefined: none kept); never reads. */
+  known(c: Collection, query: string): number | undefined {
+    const known = this.answers.get(this.keyOf(c, `n\u0000${query}`));
+    return known && known.at > 0 ? known.n : undefined;
+  }
+
   /**
    * The tenant's answers are forgotten: its documents changed in this process. Its keys move to a
    * new generation; the old ones are never asked for again and leave as the least recently used.
@@ -82,7 +98,7 @@ export class TermStatistics {
 
   /** The answer kept under `what`, or `read` (which must not wait on this call's own result). */
   private answer(c: Collection, what: string, read: () => Promise<number>): Promise<number> | number {
-    const key = `${c.index}\u0000${this.generations.get(c.tenantId) ?? 0}\u0000${what}`;
+    const key = this.keyOf(c, what);
     const known = this.answers.get(key);
     if (known) {
       // The most recently used last: the first ones in the map are dropped when it is full.
@@ -101,6 +117,10 @@ export class TermStatistics {
     this.answers.set(key, entry);
     if (this.answers.size > this.maxEntries) this.answers.delete(this.answers.keys().next().value!);
     return entry.reading;
+  }
+
+  private keyOf(c: Collection, what: string): string {
+    return `${c.index}\u0000${this.generations.get(c.tenantId) ?? 0}\u0000${what}`;
   }
 
   private async settle(entry: Answer, reading: Promise<number>): Promise<number> {
