@@ -48,9 +48,9 @@ export interface PartialTier {
 /** Queries of more words match all of them only (their subsets would multiply). */
 const MAX_PARTIAL_WORDS = 6;
 
-/** The partial tier runs for a query of 2 to MAX_PARTIAL_WORDS words with fewer than PARTIAL_TIER_BELOW full matches. */
-const tierRuns = ({ every, words }: KeywordQuery, fullTotal: number): boolean =>
-  every !== null && words.length >= 2 && words.length <= MAX_PARTIAL_WORDS && fullTotal < PARTIAL_TIER_BELOW;
+/** A query of 2 to MAX_PARTIAL_WORDS words may have a partial tier: it runs where fewer than PARTIAL_TIER_BELOW documents match every word. */
+const mayHaveTier = ({ every, words }: KeywordQuery): boolean => every !== null && words.length >= 2 && words.length <= MAX_PARTIAL_WORDS;
+const tierRuns = (q: KeywordQuery, fullTotal: number): boolean => mayHaveTier(q) && fullTotal < PARTIAL_TIER_BELOW;
 
 export class KeywordSearch {
   constructor(
@@ -107,7 +107,8 @@ export class KeywordSearch {
     // The tier this search is expected to need runs beside every word's query; it is dropped if the
     // total says otherwise, and run after it where it was not expected.
     const [full, early] = await Promise.all([run(every), expected && run(expected.expr)]);
-    this.stats.remember(c, all(every, filter), full.total);
+    // Kept only where it decides something: a one-word search (most of them) has no tier.
+    if (mayHaveTier(q)) this.stats.remember(c, all(every, filter), full.total);
     const tier = !tierRuns(q, full.total) ? null : early ? expected : await this.partialTier(c, q, full.total);
     if (tier === null) return full;
     const partial = early ?? (await run(tier.expr));
@@ -138,8 +139,9 @@ export class KeywordSearch {
    * round trip, so that the tier's query and facets go to the server with the first ones.
    */
   expectedTier(c: Collection, q: KeywordQuery | null | undefined, filter: string): Promise<PartialTier | null> | null {
-    const total = q?.every ? this.stats.known(c, all(q.every, filter)) : undefined;
-    return total === undefined ? null : this.partialTier(c, q!, total);
+    if (!q || !mayHaveTier(q)) return null;
+    const total = this.stats.known(c, all(q.every!, filter));
+    return total === undefined ? null : this.partialTier(c, q, total);
   }
 
   /**
