@@ -53,6 +53,13 @@ export const keys = {
    */
   productSearch: (t: string, id: string) => `${tenantPrefix(t)}:product-search:${id}`,
   /**
+   * With the Redis Query Engine: the term dictionary of the tenant's products, term → how many
+   * products hold it in their search text, kept by every write of a search hash
+   * (lua/lib/searchTerms.lua), so that a search plans its words without asking the index
+   * (search/redisQuery/termDictionary.ts).
+   */
+  productTerms: (t: string) => `${tenantPrefix(t)}:product-terms`,
+  /**
    * Sync bookkeeping of the tenant's products, kept out of their hashes so that a sync that
    * changes nothing never makes a search index over the hashes re-index them: product id → last
    * sync time, and product id → digest of the bulk item last applied (itemDigest).

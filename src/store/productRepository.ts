@@ -212,7 +212,10 @@ export class ProductRepository {
             textSourcesJson: w.textSources && Object.keys(w.textSources).length > 0 ? JSON.stringify(w.textSources) : '',
             itemDigest: w.itemDigest ?? '',
             searchFields: this.projection
-              ? { searchRef: table.ref(keys.productSearch(t, doc.id)), vectorsRef: table.ref(keys.productVectors(t, doc.id)), fields: this.projection.product(doc, w.parentExternalId) }
+              ? {
+                searchRef: table.ref(keys.productSearch(t, doc.id)), vectorsRef: table.ref(keys.productVectors(t, doc.id)), termsRef: table.ref(keys.productTerms(t)),
+                fields: this.projection.product(doc, w.parentExternalId),
+              }
               : null,
           });
         }
@@ -289,7 +292,7 @@ export class ProductRepository {
       keys.product(t, doc.id), keys.siteExternalIds(t, doc.site_id), keys.products(t), keys.siteProducts(t, doc.site_id),
       keys.productsByLanguage(t, doc.language), doc.category !== null ? keys.productsByCategory(t, doc.category) : keys.products(t),
       keys.changes(t), keys.productsSynced(t), keys.productsItemDigests(t), ...auditKeys(t, 'product', doc.id), keys.embeddingCounts(t),
-      keys.productSearch(t, doc.id), keys.productVectors(t, doc.id),
+      keys.productSearch(t, doc.id), keys.productVectors(t, doc.id), keys.productTerms(t),
       doc.id, doc.external_id ?? '', doc.category !== null ? '1' : '0', CHANGE_STREAM_MAXLEN, ...event,
     );
     return result === WriteResult.Done;

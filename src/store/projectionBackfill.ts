@@ -36,7 +36,7 @@ export class ProjectionBackfill {
         if (doc === null || rev === null) return;
         const id = ids[k];
         call.push({
-          hash: keys.product(tenantId, id), search: keys.productSearch(tenantId, id), vectors: keys.productVectors(tenantId, id), expectedRev: rev,
+          hash: keys.product(tenantId, id), search: keys.productSearch(tenantId, id), vectors: keys.productVectors(tenantId, id), terms: keys.productTerms(tenantId), expectedRev: rev,
           fields: this.projection.product(JSON.parse(doc) as StoredProduct, parentExternalId || null),
         });
       });

@@ -10,11 +10,11 @@ import { UnavailableError } from './unavailableError.js';
 const LUA_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
 
 /**
- * A `--- @include "<path>"` line (as in BullMQ's scripts) takes the text of lua/<path>.lua: Redis
- * scripts cannot load shared code themselves.
+ * A `--- @include "<path>"` line (as in BullMQ's scripts) takes the text of lua/<path>.lua (with
+ * its own includes): Redis scripts cannot load shared code themselves.
  */
-const withIncludes = (lua: string) =>
-  lua.replace(/^--- @include "([\w/]+)"$/gm, (_, path: string) => readFileSync(`${LUA_DIR}${path}.lua`, 'utf8'));
+const withIncludes = (lua: string): string =>
+  lua.replace(/^--- @include "([\w/]+)"$/gm, (_, path: string) => withIncludes(readFileSync(`${LUA_DIR}${path}.lua`, 'utf8')));
 
 /** A client of one server or of a whole Redis Cluster (which routes each command to its slot's node). */
 export type RedisClient = Redis | Cluster;

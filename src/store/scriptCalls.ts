@@ -43,8 +43,8 @@ export interface WriteProductsRow {
   textSourcesJson: string;
   /** Digest of the bulk item applied ('' = none). */
   itemDigest: string;
-  /** The search fields of its search hash and vector hash (null: none, the built-in engine serves). */
-  searchFields: { searchRef: number; vectorsRef: number; fields: ProductSearchFields } | null;
+  /** The search fields of its search hash and vector hash, and the term dictionary they count in (null: none, the built-in engine serves). */
+  searchFields: { searchRef: number; vectorsRef: number; termsRef: number; fields: ProductSearchFields } | null;
 }
 
 export interface WriteProductsCall {
@@ -71,11 +71,11 @@ export function writeProductsCall(c: WriteProductsCall): ScriptCall {
     );
     const f = r.searchFields;
     if (f) {
-      values.push(f.searchRef, f.vectorsRef, fieldsDigest(f.fields.search), fieldsDigest(f.fields.vectors), f.fields.search.length / 2, f.fields.vectors.length / 2);
+      values.push(f.searchRef, f.vectorsRef, fieldsDigest(f.fields.search), fieldsDigest(f.fields.vectors), f.fields.search.length / 2, f.fields.vectors.length / 2, f.termsRef);
       for (const value of f.fields.search) values.push(value);
       for (const value of f.fields.vectors) values.push(value);
     } else {
-      values.push(0, 0, '', '', 0, 0);
+      values.push(0, 0, '', '', 0, 0, 0);
     }
     docs.push(r.docJson);
   }
@@ -184,7 +184,8 @@ export interface ProjectDocumentsCall {
 export const fieldsDigest = (pairs: readonly string[]): string => createHash('sha1').update(pairs.join('\u0000')).digest('base64url').slice(0, 16);
 
 export interface ProjectProductsCall {
-  products: { hash: Key; search: Key; vectors: Key; expectedRev: string; fields: ProductSearchFields }[];
+  /** Each product with the term dictionary its search text counts in (keys.productTerms). */
+  products: { hash: Key; search: Key; vectors: Key; terms: Key; expectedRev: string; fields: ProductSearchFields }[];
 }
 
 export function projectProductsCall(c: ProjectProductsCall): ScriptCall {
@@ -194,7 +195,7 @@ export function projectProductsCall(c: ProjectProductsCall): ScriptCall {
     for (const value of p.fields.search) args.push(value);
     for (const value of p.fields.vectors) args.push(value);
   }
-  return call(c.products.flatMap((p) => [p.hash, p.search, p.vectors]), args);
+  return call(c.products.flatMap((p) => [p.hash, p.search, p.vectors, p.terms]), args);
 }
 
 export const projectDocumentsCall = (c: ProjectDocumentsCall): ScriptCall =>

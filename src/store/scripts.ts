@@ -9,7 +9,7 @@ import type { ScriptCall } from './scriptCalls.js';
 type Key = string;
 type Flag = '1' | '0';
 
-/** createSite-8, updateSite-6, deleteSite-9, createCategory-9, updateCategory-9, deleteCategory-10, createUser-6, deleteAudited-5, deleteEntry, deleteProduct-15. */
+/** createSite-8, updateSite-6, deleteSite-9, createCategory-9, updateCategory-9, deleteCategory-10, createUser-6, deleteAudited-5, deleteEntry, deleteProduct-16. */
 export enum WriteResult {
   Done = 1,
   Missing = 0,
@@ -131,7 +131,7 @@ export interface ScriptCommands {
   ): Promise<string[]>;
   deleteProduct(
     ...call: [product: Key, externalIds: Key, products: Key, siteProducts: Key, language: Key, category: Key, changes: Key,
-      synced: Key, itemDigests: Key, ...audit: AuditKeys, embeddingCounts: Key, search: Key, vectors: Key, id: string, externalId: string, hasCategory: Flag,
+      synced: Key, itemDigests: Key, ...audit: AuditKeys, embeddingCounts: Key, search: Key, vectors: Key, terms: Key, id: string, externalId: string, hasCategory: Flag,
       maxlen: number, audited: Flag, ...event: AuditArgs]
   ): Promise<WriteResult.Done | WriteResult.Missing>;
   storeVectors(

@@ -1,5 +1,5 @@
 // The product scripts on their own, against a private redis-server: writeProducts, touchProducts,
-// settleItems-6, failJobItem-3 and deleteProduct-15, each return code (store/scripts.ts), and that
+// settleItems-6, failJobItem-3 and deleteProduct-16, each return code (store/scripts.ts), and that
 // a refused write leaves nothing behind.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
@@ -73,7 +73,7 @@ async function write(products: Write[], options: { job?: string; audited?: boole
     leaveRefs: (p.leave ?? []).map(ref), jobIndex: p.jobIndex ?? '', docJson: JSON.stringify({ id: p.id, external_id: p.externalId ?? null }),
     parentExternalId: p.parentExternalId ?? '', embeddingStatus: p.embeddingStatus ?? 'pending', textHash: p.textHash ?? '', textSourcesJson: p.textSources ?? '',
     itemDigest: p.itemDigest ?? '',
-    searchFields: p.projection ? { searchRef: ref(keys.productSearch(T, p.id)), vectorsRef: ref(keys.productVectors(T, p.id)), fields: p.projection } : null,
+    searchFields: p.projection ? { searchRef: ref(keys.productSearch(T, p.id)), vectorsRef: ref(keys.productVectors(T, p.id)), termsRef: ref(keys.productTerms(T)), fields: p.projection } : null,
   }));
   const event = auditArgs(actor, { action: first.expectedRev ? 'update' : 'create', entityType: 'product', entityId: first.id });
   return pairs(await redis.writeProducts(...writeProductsCall({
@@ -150,6 +150,31 @@ describe('writeProducts', () => {
     await redis.hset(keys.productSearch(T, 'same'), 'f:price', 'stale marker');
     await write([{ id: 'same', expectedRev: '2', projection: { ...fields, search: ['f:title', 'Hat', 'f:price', '6'] } }]);
     assert.equal(await redis.hget(keys.productSearch(T, 'same'), 'f:price'), 'stale marker', 'unchanged search fields are not written');
+  });
+
+  test('the term dictionary counts each product once per term of its search text, follows its changes, and ignores a layout that does not count', async () => {
+    const terms = () => redis.hgetall(keys.productTerms(T));
+    const text = (version: string, title: string, desc: string) => ({ search: ['f:v', version, 'f:title', title, 'f:desc', desc, 'f:price', '5'], vectors: [] });
+    await redis.del(keys.productTerms(T));
+    await write([{ id: 't1', projection: text('5', 'rote jacke', 'jacke aus wolle') }, { id: 't2', projection: text('5', 'blaue jacke', '') }]);
+    assert.deepEqual(await terms(), { rote: '1', jacke: '2', aus: '1', wolle: '1', blaue: '1' }, 'a term in two fields of one product counts once');
+    await write([{ id: 't1', expectedRev: '1', projection: text('5', 'grüne jacke', 'jacke aus wolle') }]);
+    assert.deepEqual(await terms(), { grüne: '1', jacke: '2', aus: '1', wolle: '1', blaue: '1' }, 'a term no product holds any more leaves');
+    await write([{ id: 't1', expectedRev: '2', projection: { ...text('5', 'grüne jacke', 'jacke aus wolle'), search: [...text('5', 'grüne jacke', 'jacke aus wolle').search.slice(0, -1), '6'] } }]);
+    assert.deepEqual(await terms(), { grüne: '1', jacke: '2', aus: '1', wolle: '1', blaue: '1' }, 'a new price changes no term');
+    await write([{ id: 'old', projection: text('4', 'alte mütze', '') }]);
+    assert.equal(await redis.hget(keys.productTerms(T), 'mütze'), null, 'an earlier layout is not counted');
+    await write([{ id: 'old', expectedRev: '1', projection: text('5', 'alte mütze', '') }]);
+    assert.deepEqual(await redis.hmget(keys.productTerms(T), 'alte', 'mütze'), ['1', '1'], 'written again in this layout, it is');
+    const event: ['0'] = ['0'];
+    for (const id of ['t2', 'old']) {
+      await redis.deleteProduct(
+        keys.product(T, id), keys.siteExternalIds(T, S), keys.products(T), keys.siteProducts(T, S), keys.productsByLanguage(T, 'en'), keys.products(T),
+        keys.changes(T), keys.productsSynced(T), keys.productsItemDigests(T), ...auditKeys(T, 'product', id), keys.embeddingCounts(T),
+        keys.productSearch(T, id), keys.productVectors(T, id), keys.productTerms(T), id, '', '0', MAXLEN, ...event,
+      );
+    }
+    assert.deepEqual(await terms(), { grüne: '1', jacke: '1', aus: '1', wolle: '1' }, 'a deleted product\'s terms leave');
   });
 
   test('Changed for a stale expected rev and for a create of an existing product; nothing written', async () => {
@@ -358,7 +383,7 @@ describe('deleteProduct', () => {
     return redis.deleteProduct(
       keys.product(T, id), keys.siteExternalIds(T, S), keys.products(T), keys.siteProducts(T, S), keys.productsByLanguage(T, 'en'),
       category !== null ? keys.productsByCategory(T, category) : keys.products(T), keys.changes(T), keys.productsSynced(T),
-      keys.productsItemDigests(T), ...auditKeys(T, 'product', id), keys.embeddingCounts(T), keys.productSearch(T, id), keys.productVectors(T, id),
+      keys.productsItemDigests(T), ...auditKeys(T, 'product', id), keys.embeddingCounts(T), keys.productSearch(T, id), keys.productVectors(T, id), keys.productTerms(T),
       id, externalId, category !== null ? '1' : '0', MAXLEN, ...event,
     );
   };
@@ -406,7 +431,7 @@ describe('embedding status counts', () => {
     assert.equal(await redis.deleteProduct(
       keys.product(T, 'c2'), keys.siteExternalIds(T, S), keys.products(T), keys.siteProducts(T, S), keys.productsByLanguage(T, 'en'),
       keys.products(T), keys.changes(T), keys.productsSynced(T), keys.productsItemDigests(T), ...auditKeys(T, 'product', 'c2'), keys.embeddingCounts(T),
-      keys.productSearch(T, 'c2'), keys.productVectors(T, 'c2'), 'c2', '', '0', MAXLEN, ...event,
+      keys.productSearch(T, 'c2'), keys.productVectors(T, 'c2'), keys.productTerms(T), 'c2', '', '0', MAXLEN, ...event,
     ), WriteResult.Done);
     assert.deepEqual(await counts(), { 'product:pending': '1', 'product:ready': '0', 'product:skipped': '0' });
   });

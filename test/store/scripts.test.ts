@@ -8,7 +8,7 @@ import { keys } from '../../src/store/keys.js';
 import { dropStaleVectorsCall } from '../../src/store/scriptCalls.js';
 import { GrantResult, VectorsResult, WriteResult } from '../../src/store/scripts.js';
 import { toBytes } from '../../src/store/vectorBytes.js';
-import { VECTOR_FILTER_FIELDS } from '../../src/search/redisQuery/schema.js';
+import { collectionOf, PRODUCT_TEXT_FIELDS, schema, TERMS_SINCE, VECTOR_FILTER_FIELDS } from '../../src/search/redisQuery/schema.js';
 import { privateRedis } from './privateRedis.js';
 
 const T = 'tenant-1';
@@ -170,6 +170,16 @@ test('the vector filter fields the scripts copy are those of the Query Engine\'s
   const lib = readFileSync(new URL('../../src/store/lua/lib/searchFields.lua', import.meta.url), 'utf8');
   const listed = /local VECTOR_FILTER_FIELDS = \{([^}]*)\}/.exec(lib)?.[1].match(/'([^']+)'/g)?.map((f) => f.slice(1, -1));
   assert.deepEqual(listed, VECTOR_FILTER_FIELDS.map((f) => `f:${f}`));
+});
+
+test('the term dictionary counts the text fields of the products index, from the field version the engine reads it at', () => {
+  const lib = readFileSync(new URL('../../src/store/lua/lib/searchTerms.lua', import.meta.url), 'utf8');
+  const listed = /local TEXT_FIELDS = \{([^}]*)\}/.exec(lib)?.[1].match(/'([^']+)'/g)?.map((f) => f.slice(1, -1));
+  assert.deepEqual(listed, PRODUCT_TEXT_FIELDS.map((f) => `f:${f}`));
+  assert.equal(Number(/local TERMS_SINCE = (\d+)/.exec(lib)?.[1]), TERMS_SINCE);
+  const fields = schema(collectionOf('product', 't', { modelId: null, dimension: null }), { modelId: null, dimension: null });
+  const textFields = fields.filter((_, i) => fields[i + 3] === 'TEXT').map((f) => f.slice(2));
+  assert.deepEqual(textFields, [...PRODUCT_TEXT_FIELDS]);
 });
 
 test('markEmbeddingFailed: Stale when the texts changed since, else failed and counted so', async () => {

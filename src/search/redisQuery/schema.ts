@@ -13,9 +13,11 @@ import type { ServedModel } from '../servingModels.js';
 import type { IndexRouter } from './router.js';
 
 /** Version of the search layout: each tenant's marker once its documents all follow it (keys.searchProjection). */
-export const PROJECTION_VERSION = '4';
+export const PROJECTION_VERSION = '5';
 /** Versions of each collection's fields, stored with each document (f:v). */
-export const PRODUCT_FIELDS_VERSION = '4';
+export const PRODUCT_FIELDS_VERSION = '5';
+/** The first product field version whose search text the term dictionary counts (store/lua/lib/searchTerms.lua). */
+export const TERMS_SINCE = 5;
 export const ENTRY_FIELDS_VERSION = '2';
 /**
  * Versions of each collection's index, part of its name: a new one is created beside the old
@@ -95,6 +97,9 @@ export function collectionOf(kind: CollectionKind, tenantId: string, options: In
  * checked against the products index (engine.ts).
  */
 export const VECTOR_FILTER_FIELDS = ['id', 'site', 'lang', 'lang_base', 'category', 'brand_l', 'attrs', 'pext', 'has_anchor', 'parent', 'variant'] as const;
+
+/** The products' TEXT fields (their hash fields: `f:<name>`): the term dictionary counts their terms (store/lua/lib/searchTerms.lua). */
+export const PRODUCT_TEXT_FIELDS = ['title', 'title2', 'kw', 'brand', 'cat', 'short', 'desc'] as const;
 
 // Field constructors: hash field `f:<name>` indexed as `<name>`. Every TAG is case-sensitive: kcs
 // folds case itself where a filter ignores it, so the server changes no value.

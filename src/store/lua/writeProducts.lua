@@ -24,8 +24,9 @@
 --   stored), +14 text_sources (the explicit embedding texts, JSON; '' = none), +15 item digest ('' = none),
 --   +16 the product's search hash, +17 its vector hash (positions in KEYS; '0' = no search fields:
 --   the built-in engine serves), +18 and +19 the digests of their search fields, +20 n and +21 m,
---   the numbers of their field/value pairs, then the n pairs and the m pairs (store/projection.ts;
---   lib/searchFields); then each row's doc (its JSON), an argument of its own.
+--   the numbers of their field/value pairs, +22 the tenant's product term dictionary (a position in
+--   KEYS, '0' with no search fields; lib/searchTerms), then the n pairs and the m pairs
+--   (store/projection.ts; lib/searchFields); then each row's doc (its JSON), an argument of its own.
 --   The docs are not in the array: each Lua string made is hashed over all its bytes (Redis's Lua),
 --   and a doc there would be hashed twice, in the array's argument and as the value unpacked from
 --   it (~5% of redis-server's instructions a create).
@@ -36,7 +37,7 @@
 --- @include "lib/embeddingCounts"
 --- @include "lib/jobResults"
 --- @include "lib/searchFields"
-local STRIDE = 22
+local STRIDE = 23
 local synced, withJob = ARGV[2], ARGV[3] == '1'
 local auditAt = tonumber(ARGV[4])
 local rowsAt = 5
@@ -107,6 +108,8 @@ local created, nCreated = {}, 0
 local adds, addLengths = {}, {}
 -- New documents by embedding status, counted once at the end.
 local createdStatuses = {}
+-- The changes to the term dictionary (lib/searchTerms), applied once at the end.
+local termChanges, termsKey = {}, nil
 
 for r = 1, nRows do
   local a = rows[r]
@@ -206,7 +209,8 @@ for r = 1, nRows do
     redis.call('HSET', pk, unpack(fields))
     local searchRef = tonumber(A[a + 16])
     if searchRef > 0 then
-      writeProductSearchFields(KEYS[searchRef], KEYS[tonumber(A[a + 17])], A[a + 18], A[a + 19], A, a + STRIDE, tonumber(A[a + 20]), tonumber(A[a + 21]))
+      termsKey = KEYS[tonumber(A[a + 22])]
+      writeProductSearchFields(KEYS[searchRef], KEYS[tonumber(A[a + 17])], A[a + 18], A[a + 19], A, a + STRIDE, tonumber(A[a + 20]), tonumber(A[a + 21]), termChanges)
     end
     detail = newRev
     if withJob then
@@ -226,6 +230,7 @@ for r = 1, nRows do
   nOut = nOut + 2
 end
 for status, n in pairs(createdStatuses) do countStatus('product', status, n) end
+if termsKey then applyTermChanges(termsKey, termChanges) end
 
 -- Each external_id as the steps left it: claimed by a product, or released.
 local claims, released, seen = {}, {}, {}

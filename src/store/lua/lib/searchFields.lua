@@ -4,8 +4,11 @@
 -- values: the field/value pairs from position `from`, `n` pairs; an empty value removes its field.
 -- vectorDigest (a search hash only): the digest of the product's vector filter fields, kept as
 -- `_vd` for the vector hash its first vectors make (storeVectors-7).
-local function writeSearchFields(key, digest, values, from, n, vectorDigest)
+-- terms (a search hash only): term changes to add what the write changes to (lib/searchTerms).
+--- @include "lib/searchTerms"
+local function writeSearchFields(key, digest, values, from, n, vectorDigest, terms)
   if redis.call('HGET', key, '_d') == digest then return end
+  if terms then changeTerms(terms, key, values, from, n) end
   local fields, nFields, drop, nDrop = { '_d', digest }, 2, nil, 0
   if vectorDigest then
     fields[3], fields[4], nFields = '_vd', vectorDigest, 4
@@ -52,8 +55,8 @@ end
 -- A product's search fields: its search hash, and its vector hash where that exists (it is made
 -- by the first vectors, storeVectors-7, so a product without vectors costs no hash and no entry
 -- in the vector index). Positions as writeSearchFields: the n search pairs from `from`, then the
--- m vector pairs.
-local function writeProductSearchFields(searchKey, vectorKey, searchDigest, vectorDigest, values, from, n, m)
-  writeSearchFields(searchKey, searchDigest, values, from, n, vectorDigest)
+-- m vector pairs; terms: the term changes of the call (lib/searchTerms), applied by the caller.
+local function writeProductSearchFields(searchKey, vectorKey, searchDigest, vectorDigest, values, from, n, m, terms)
+  writeSearchFields(searchKey, searchDigest, values, from, n, vectorDigest, terms)
   if redis.call('EXISTS', vectorKey) == 1 then writeSearchFields(vectorKey, vectorDigest, values, from + 2 * n, m) end
 end
