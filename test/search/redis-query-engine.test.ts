@@ -5,6 +5,7 @@
 // another model (another dimension) never keep a document out of the index. Needs a server with the
 // search module at REDIS_URL (`npm run test:rqe`); skipped with one line without.
 import assert from 'node:assert/strict';
+import type { Redis } from 'ioredis';
 import { after, before, describe, test } from 'node:test';
 import type { ProductInput } from '../../src/domain/products.js';
 import { createLogger } from '../../src/log.js';
@@ -18,7 +19,7 @@ import { ServingModels } from '../../src/search/servingModels.js';
 import { IndexRouter } from '../../src/search/redisQuery/router.js';
 import { collectionOf, dropOtherModelIndexes, PROJECTION_VERSION } from '../../src/search/redisQuery/schema.js';
 import { TenantIndexes } from '../../src/search/redisQuery/tenantIndexes.js';
-import { parseInfoReply } from '../../src/search/redisQuery/replies.js';
+import { parseInfoReply, parseSearchReply } from '../../src/search/redisQuery/replies.js';
 import {
   CATALOGUE, DIM, MODEL, SEARCH_PRODUCTS, axis, keysOf, openDomain, productSearch, sorted, uniqueSlug, within, writeCatalogue,
   type Domain,
@@ -231,6 +232,63 @@ if (!available) {
       assert.equal(after.total, 101, 'every word only: the partial tier does not run at 100 full matches');
       assert.ok(after.hits.every((h) => keyOf.get(h.id) === undefined || keyOf.get(h.id) === 'full'), 'no partial-tier hit');
       assert.deepEqual(after, await (await engine()).searchProducts(tenantId, search));
+    });
+
+    test('a search plans its words from the tenant\'s term dictionary: it holds what the index counts through updates and deletes, and once read no search asks the index', async () => {
+      const tenantId = await tenant(projecting);
+      const { id: siteId } = await projecting.services.sites.create(tenantId, { slug: 'shop', name: 'Shop', language: 'en' });
+      const product = (key: string, title: string): ProductInput => ({
+        language: 'en', external_id: key, title, description: `${title}, for the kitchen.`, brand: 'Brio', category: 'Kitchen', availability: 'InStock', price_current: '20.00',
+      } as ProductInput);
+      const inputs = [product('kettle', 'Amber Kettle'), product('lamp', 'Amber Lamp'), product('pot', 'Copper Pot'), product('mug', 'Steel Mug')];
+      const written = await projecting.services.products.upsertMany(tenantId, inputs.map((input) => ({ siteId, input, source: 'api' })));
+      const id = (key: string) => written[inputs.findIndex((p) => p.external_id === key)].id;
+      const { index } = collectionOf('product', tenantId, { modelId: null, dimension: null });
+      const matchesIndex = async () => {
+        const dictionary = await redis.hgetall(keys.productTerms(tenantId));
+        assert.ok(Object.keys(dictionary).length > 5);
+        for (const [term, n] of Object.entries(dictionary)) {
+          const { total } = parseSearchReply(await ft(tenantId, 'FT.SEARCH', index, term, 'NOCONTENT', 'LIMIT', '0', '0', 'DIALECT', '2'), { withScores: false, noContent: true });
+          assert.equal(Number(n), total, `the products holding "${term}"`);
+        }
+        return dictionary;
+      };
+      assert.equal((await matchesIndex()).amber, '2');
+      await projecting.services.products.upsert(tenantId, { siteId, input: product('pot', 'Brass Pot'), source: 'api' });
+      await projecting.services.products.delete(tenantId, id('mug'));
+      const dictionary = await matchesIndex();
+      assert.equal(dictionary.copper, undefined, 'a term no product holds any more leaves');
+      assert.equal(dictionary.mug, undefined);
+      assert.equal(dictionary.brass, '1');
+
+      // What the engine asks the index about this tenant, as the server sees it.
+      const sent: string[][] = [];
+      const monitors = await Promise.all(new IndexRouter(redis).masters().map((node) => (node as Redis).duplicate().monitor()));
+      for (const monitor of monitors) {
+        monitor.on('monitor', (_time: string, args: string[]) => {
+          if (args[1]?.includes(tenantId)) sent.push(args);
+        });
+      }
+      try {
+        const e = await engine();
+        const lookups = () => sent.filter(([command, , query, ...rest]) => /^FT\.SPELLCHECK$/i.test(command) || (/^FT\.SEARCH$/i.test(command) && rest.join(' ').includes('LIMIT 0 0') && query !== '*' && !query.includes('%')));
+        // The first searches ask the index while the dictionary is read.
+        let n = 0;
+        await within(10_000, 'a search that asks the index nothing', async () => {
+          sent.length = 0;
+          await products(e, tenantId, `amber kettle zq${n++}x`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          return lookups().length === 0;
+        }, 50);
+        sent.length = 0;
+        const hits = await products(e, tenantId, 'ambar kettle');
+        assert.equal(hits[0], id('kettle'), 'a typo of a word the dictionary lacks still finds it');
+        assert.deepEqual(await products(e, tenantId, 'brass pot'), [id('pot')]);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        assert.deepEqual(lookups(), [], 'no FT.SPELLCHECK and no count of a term');
+      } finally {
+        for (const monitor of monitors) monitor.disconnect();
+      }
     });
 
     test('filter values with punctuation, marks, emoji or control characters find their product; none makes a query fail', async () => {

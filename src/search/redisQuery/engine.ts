@@ -34,6 +34,7 @@ import { IndexRouter } from './router.js';
 import type { ServingModels } from '../servingModels.js';
 import { F, PROJECTION_VERSION, type Collection, type IndexOptions } from './schema.js';
 import type { TenantIndexes } from './tenantIndexes.js';
+import { TermDictionary, type TermDictionaryOptions } from './termDictionary.js';
 import { TermStatistics, type TermStatisticsOptions } from './termStatistics.js';
 import { reportQueryWorkers } from './workers.js';
 import { EXACT_LIMIT, VectorSearch } from './vectorSearch.js';
@@ -51,6 +52,8 @@ export interface RedisQueryEngineOptions {
   exactLimit?: number;
   /** How long the term counts that plan keyword queries are kept (termStatistics.ts). */
   termStatistics?: TermStatisticsOptions;
+  /** How much of the tenants' term dictionaries this process holds (termDictionary.ts). */
+  termDictionary?: TermDictionaryOptions;
   /** Replicas that may answer the searches' FT commands (router.ts read). */
   readers?: ReplicaSet | null;
 }
@@ -102,7 +105,7 @@ export class RedisQueryEngine implements SearchEngine {
     this.indexes = new ModelIndexes(redis, this.router, log);
     this.marks = new ChangeMarks(redis, this.indexes, options.models);
     this.ft = new IndexCommands(this.router);
-    this.stats = new TermStatistics(this.ft, options.termStatistics);
+    this.stats = new TermStatistics(this.ft, new TermDictionary(this.router, options.termDictionary), options.termStatistics);
     this.keywords = new KeywordSearch(this.ft, this.stats);
     this.facetCounts = new FacetCounter(this.ft);
     this.vectors = new VectorSearch(this.ft, options.exactLimit ?? EXACT_LIMIT);

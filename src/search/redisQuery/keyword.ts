@@ -5,7 +5,7 @@
 import { joinedWords, type QueryAnalysis, type QueryWord } from '../analysis.js';
 import { COVERAGE, LOOSE_WEIGHT, MINOR_WEIGHT, PARTIAL_TIER_BELOW } from '../coverage.js';
 import type { IndexCommands } from './commands.js';
-import { all, anyOf, termClause, wordExpression } from './query.js';
+import { all, anyOf, wordExpression } from './query.js';
 import { COMPLETING_FIELDS, F, type Collection } from './schema.js';
 import type { TermStatistics } from './termStatistics.js';
 
@@ -153,11 +153,16 @@ export class KeywordSearch {
    * the counts kept here (termStatistics.ts).
    */
   private async covering(c: Collection, words: QueryWord[], expressions: string[]): Promise<string | null> {
-    const [[documents], exact, counts] = await Promise.all([
+    const [[documents], exact] = await Promise.all([
       this.stats.matching(c, ['*']),
-      Promise.all(words.map((w) => this.stats.matching(c, w.terms.map(termClause)))),
-      this.stats.matching(c, expressions),
+      Promise.all(words.map((w) => this.stats.holding(c, w.terms))),
     ]);
+    // A word's expression is counted only where no document holds its exact terms (its typo
+    // variants or completions may match): where one does, the expression matches too.
+    const counts = await Promise.all(words.map((_, i) => {
+      const held = Math.max(0, ...exact[i]);
+      return held > 0 ? held : this.stats.matching(c, [expressions[i]]).then(([n]) => n);
+    }));
     const idf = (df: number) => Math.log(1 + (documents - df + 0.5) / (df + 0.5));
     let rarest = 0;
     const weights = words.map((w, i) => {

@@ -1,20 +1,24 @@
 // What the keyword planning (keyword.ts) asks of a collection's index, kept in this process so that
 // a search sends its engine query without a look-up before it: which terms the index holds (a
 // joined compound is read as one word where it does, a word it lacks gets typo variants), and, for
-// the partial tier only, how many documents match a term or a word's expression (the coverage
+// the partial tier only, how many documents hold a term or match a word's expression (the coverage
 // weights).
 //
 // An answer is served from memory and read again in the background once it is older than its
-// freshness (stale-while-revalidate); only one never seen waits for the server: the terms a search
-// has not seen yet in one FT.SPELLCHECK (a dictionary look-up), the counts as searches of their
-// own. A term missing or a count of zero stays fresh for less time, so that a word just written
+// freshness (stale-while-revalidate). Products' terms come from the tenant's term dictionary
+// (termDictionary.ts): a term not seen yet is answered by the snapshot held, or read with the
+// others in one HMGET. Elsewhere (entries, a tenant still being projected) a term never seen waits
+// for the index: the terms in one FT.SPELLCHECK (a dictionary look-up), the counts as searches of
+// their own. A term missing or a count of zero stays fresh for less time, so that a word just written
 // becomes known quickly; this process's own writes forget the tenant's answers at once (engine.ts
 // refresh). An answer that lags never hides a document: the query always holds each word's exact
 // terms, and the answers only decide what is added to them (a joined reading, typo variants) and
 // how the partial tier weighs the words. A search's own total is kept too (remember), so that a
 // repeated search decides its partial tier before it runs (keyword.ts expectedTier).
 import type { IndexCommands } from './commands.js';
+import { termClause } from './query.js';
 import type { Collection } from './schema.js';
+import type { TermDictionary, TermSnapshot } from './termDictionary.js';
 
 export interface TermStatisticsOptions {
   /** How long an answer is served without reading it again (ms). */
@@ -37,14 +41,16 @@ const DEFAULTS = { freshMs: 60_000, zeroFreshMs: 2_000, maxEntries: 200_000 };
 
 export class TermStatistics {
   private readonly answers = new Map<string, Answer>();
-  /** Tenant → how many times its answers were forgotten (part of their keys). */
+  /** Tenant → how many times its answers were forgotten (part of their keys), and when last. */
   private readonly generations = new Map<string, number>();
+  private readonly forgotten = new Map<string, number>();
   private readonly freshMs: number;
   private readonly zeroFreshMs: number;
   private readonly maxEntries: number;
 
   constructor(
     private readonly ft: IndexCommands,
+    private readonly dictionary: TermDictionary | null,
     options: TermStatisticsOptions = {},
   ) {
     this.freshMs = options.freshMs ?? DEFAULTS.freshMs;
@@ -54,6 +60,11 @@ export class TermStatistics {
 
   /** The terms the index holds in no document. */
   async missing(c: Collection, terms: readonly string[]): Promise<Set<string>> {
+    const dictionary = this.dictionaryOf(c);
+    if (dictionary) {
+      const held = await this.fromDictionary(c, dictionary, terms);
+      return new Set(terms.filter((_, i) => held[i] === 0));
+    }
     // The terms to look up are gathered first, so that one FT.SPELLCHECK reads all of them.
     const lookup: string[] = [];
     let done: (held: Set<string> | null, error?: unknown) => void = () => undefined;
@@ -66,6 +77,12 @@ export class TermStatistics {
     if (lookup.length > 0) this.ft.missingTerms(c, lookup).then((unknown) => done(unknown), (error) => done(null, error));
     const held = await Promise.all(answers);
     return new Set(terms.filter((_, i) => held[i] === 0));
+  }
+
+  /** How many documents hold each term (in any text field). */
+  holding(c: Collection, terms: readonly string[]): Promise<number[]> {
+    const dictionary = this.dictionaryOf(c);
+    return dictionary ? this.fromDictionary(c, dictionary, terms) : this.matching(c, terms.map(termClause));
   }
 
   /** How many documents each query matches ('*': the collection's size). */
@@ -94,12 +111,48 @@ export class TermStatistics {
    */
   forget(tenantId: string): void {
     this.generations.set(tenantId, (this.generations.get(tenantId) ?? 0) + 1);
+    this.forgotten.set(tenantId, Date.now());
+    this.dictionary?.changed(tenantId);
   }
 
-  /** The answer kept under `what`, or `read` (which must not wait on this call's own result). */
-  private answer(c: Collection, what: string, read: () => Promise<number>): Promise<number> | number {
+  /** The tenant's term dictionary where it serves the collection (its products, every one counted). */
+  private dictionaryOf(c: Collection): { snapshot: TermSnapshot | null } | null {
+    if (c.kind !== 'product' || !this.dictionary) return null;
+    const state = this.dictionary.state(c.tenantId);
+    return state?.served ? state : null;
+  }
+
+  /**
+   * Document frequencies from the dictionary: kept ones, else the snapshot's where it was taken
+   * after this process last changed the tenant (served at once, read again in the background when
+   * due), else read now, all in one HMGET.
+   */
+  private fromDictionary(c: Collection, { snapshot }: { snapshot: TermSnapshot | null }, terms: readonly string[]): Promise<number[]> {
+    const lookup: string[] = [];
+    let done: (counts: number[] | null, error?: unknown) => void = () => undefined;
+    const batch = new Promise<number[] | null>((resolve, reject) => (done = (counts, error) => (error ? reject(error) : resolve(counts))));
+    batch.catch(() => undefined);
+    const seed = snapshot && snapshot.at >= (this.forgotten.get(c.tenantId) ?? 0) ? snapshot : null;
+    const answers = terms.map((term) => this.answer(c, `f\u0000${term}`, () => {
+      const at = lookup.push(term) - 1;
+      return batch.then((counts) => counts![at]);
+    }, seed && { n: seed.terms.get(term) ?? 0, at: seed.at }));
+    if (lookup.length > 0) this.dictionary!.frequencies(c.tenantId, lookup).then((counts) => done(counts), (error) => done(null, error));
+    return Promise.all(answers);
+  }
+
+  /**
+   * The answer kept under `what`, else the `seed` given (an answer read at seed.at), else `read`
+   * (which must not wait on this call's own result).
+   */
+  private answer(c: Collection, what: string, read: () => Promise<number>, seed?: { n: number; at: number } | null): Promise<number> | number {
     const key = this.keyOf(c, what);
-    const known = this.answers.get(key);
+    let known = this.answers.get(key);
+    if (!known && seed) {
+      known = { n: seed.n, at: seed.at, reading: null };
+      this.answers.set(key, known);
+      if (this.answers.size > this.maxEntries) this.answers.delete(this.answers.keys().next().value!);
+    }
     if (known) {
       // The most recently used last: the first ones in the map are dropped when it is full.
       this.answers.delete(key);
