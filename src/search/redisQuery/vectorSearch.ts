@@ -38,14 +38,15 @@ export const EXACT_LIMIT = 8_000;
 
 /**
  * The graph search's candidate list (EF_RUNTIME) for the k nearest among `n` documents: at least k,
- * and one candidate per EF_DOCUMENTS documents (40 at 100,000, 400 at 1,000,000). A semantic search
- * asks for its window (100), so below 250,000 documents k sets it. With M 32 (schema.ts) on 512-d
- * vectors in 200 clusters, queries near a product reach recall@10 0.998 at 100,000 (EF_RUNTIME 40)
- * and 0.969 at 1,000,000 (400); with queries between two clusters too (bench:search) 0.975 at
- * 100,000 and 0.922 at 1,000,000: such a walk stays in one cluster unless the list outgrows it
- * (0.999 at 300,000 with 3,000 candidates, at several times the latency).
+ * and one candidate per EF_DOCUMENTS documents (125 at 100,000, 1,250 at 1,000,000). A semantic
+ * search asks for its window (100), so below 80,000 documents k sets it. With M 32 (schema.ts) on
+ * 512-d vectors in 200 clusters, half the queries near a product and half between two clusters
+ * (bench:search's), such a walk stays in one cluster unless the list outgrows it: at 1,000,000
+ * (an index of those vectors alone, 200 queries) recall@10 is 0.948 at EF_RUNTIME 400 (2.6 ms a
+ * query), 0.973 at 1,000 (3.3 ms), 0.979 at 4,000 (5.9 ms), 0.990 at 8,000 (19 ms); at 300,000
+ * 0.959 at 400.
  */
-export const EF_DOCUMENTS = 2_500;
+export const EF_DOCUMENTS = 800;
 export const efRuntime = (k: number, n: number): number => Math.max(k, Math.ceil(n / EF_DOCUMENTS));
 
 /** Candidates fetched at most for a search whose filter the vector index cannot check. */
