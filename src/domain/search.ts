@@ -4,11 +4,10 @@
 import type { Static } from '@sinclair/typebox';
 import type { QueryEmbedders } from '../embed/queryEmbedders.js';
 import type { FacetValuesRequest, KnowledgeSearchRequest, ProductSearchRequest } from '../schemas/search.js';
-import type { EntryAccess, FacetName, Hit, ProductSearch, SearchEngine, SearchMode, SearchRequest, SearchResult, SortKey, StatField } from '../search/engine.js';
+import type { EntryAccess, Hit, ProductSearch, SearchEngine, SearchMode, SearchRequest, SearchResult } from '../search/engine.js';
 import { escapeHtml, markPrefix, QueryHighlighter } from '../search/highlight.js';
 import { appliedSynonyms, type SynonymTable } from '../search/synonyms.js';
 import type { AppliedSynonym } from '../search/analysis.js';
-import { CATEGORY_LEVELS, isStatField, parseFacet, pathFilter, PLAIN_FACETS, STAT_FIELDS } from '../search/productFacets.js';
 import { InvalidError, NotFoundError } from './errors.js';
 import { readableVisibilities, type Caller, type EntryView, type KnowledgeEntryService } from './knowledgeEntries.js';
 import type { ProductService, ProductView } from './products.js';
@@ -18,6 +17,8 @@ import type { SiteService } from './sites.js';
 import type { SynonymService } from './synonyms.js';
 import { organicOffset, pinnedPage } from './pinnedPage.js';
 import { bothFilters } from './ruleFilters.js';
+import { understandPrices, type PricePhrase } from './priceUnderstanding.js';
+import { facetsOf, productFilters, sortKeyOf } from './productSearchRequest.js';
 import type { AppliedRule } from './ruleSet.js';
 import type { SearchRuleService } from './searchRules.js';
 import type { Tenant } from '../schemas/records.js';
@@ -43,9 +44,10 @@ interface Answer<D> {
   /** Product searches: false when the facets were counted over a sample of the matches. */
   facets_exhaustive?: boolean;
   facets_stats?: SearchResult['facetsStats'];
-  /** Product searches: the synonym sets and search rules the query used. */
+  /** Product searches: the synonym sets and search rules the query used, and what it was read as. */
   synonyms_applied?: AppliedSynonym[];
   applied_rules?: AppliedRule[];
+  understood?: PricePhrase[];
   /** Product searches: names the search in click and conversion events (null: not counted). */
   query_id?: string | null;
   mode: SearchMode;
@@ -71,6 +73,9 @@ interface Plan {
   synonyms?: { table: SynonymTable; applied: AppliedSynonym[] } | null;
   /** Product searches: the search rules that applied. */
   rules?: AppliedRule[];
+  /** Product searches: the phrases read as filters (understand), and the text searched without them. */
+  understood?: PricePhrase[];
+  text?: string;
 }
 
 /** What a search asks of the plan: the query, the mode asked for, its language and floor if given. */
@@ -177,7 +182,9 @@ export class SearchService {
   ): Promise<{ result: SearchResult; plan: Plan; siteId: string | undefined }> {
     const site = input.site_id !== undefined ? await this.sites.resolve(tenant.id, input.site_id) : undefined;
     const siteId = site?.id;
-    const query = input.query ?? '';
+    // Price phrases read as a filter: the rest of the query is what is searched (synonyms, rules, highlights).
+    const understanding = (input.understand ?? tenant.settings.understand_queries) ? understandPrices(input.query ?? '') : null;
+    const query = understanding?.query ?? input.query ?? '';
     const language = input.language ?? site?.language ?? (await this.sites.defaultLanguage(tenant.id));
     const [plan, table, effect] = await Promise.all([
       this.plan(tenant.id, { query, requested: input.mode ?? 'hybrid', language, minSimilarity: input.min_similarity }),
@@ -187,9 +194,11 @@ export class SearchService {
     // Synonyms are a keyword matter: a semantic search applies none.
     if (table && plan.mode !== 'semantic') plan.synonyms = { table, applied: appliedSynonyms(query, { stemming: input.language ?? null, language, synonyms: table }) };
     plan.rules = effect?.applied ?? [];
-    // A rule's filters hold beside the search's own; filters none can meet leave only the pins.
+    plan.understood = understanding?.phrases ?? [];
+    plan.text = query;
+    // What the query was read as, and a rule's filters, hold beside the search's own; filters none can meet leave only the pins.
     let f: FiltersInput | null = input.filters ?? {};
-    for (const added of effect?.filters ?? []) f = f && bothFilters(f, added);
+    for (const added of [...plan.understood.map((u) => u.filter), ...(effect?.filters ?? [])]) f = f && bothFilters(f, added);
     const { facets, stats } = facetsOf(input.facets ?? [], tenant.settings.facet_attributes ?? []);
     const pins = input.limit === 0 ? [] : (effect?.pins ?? []);
     const offset = input.offset ?? 0;
@@ -203,22 +212,7 @@ export class SearchService {
       sort: (input.sort ?? []).map(sortKeyOf),
       facetExactLimit: this.facetExactLimit,
       ...narrowing,
-      filters: {
-        siteId,
-        language: input.language,
-        category: input.category,
-        brand: f.brand,
-        availability: f.availability,
-        priceMin: f.price_min,
-        priceMax: f.price_max,
-        ratingMin: f.rating_min,
-        ratingMax: f.rating_max,
-        categoryPath: f.category_path === undefined ? undefined : pathFilter(f.category_path),
-        inStock: f.in_stock,
-        attributes: f.attributes && Object.fromEntries(Object.entries(f.attributes).map(([k, v]) => [k, Array.isArray(v) ? v : [v]])),
-        excludeIds,
-        variantStrategy: tenant.settings.variant_strategy,
-      },
+      filters: productFilters(f, { siteId, language: input.language, category: input.category, excludeIds, variantStrategy: tenant.settings.variant_strategy }),
     });
     const result = pins.length > 0 ? { ...organic, ...pinnedPage(organic.hits, organic.total, pins, offset, input.limit ?? 20) } : organic;
     return { result, plan, siteId };
@@ -350,38 +344,9 @@ export class SearchService {
 function productAnswer({ facetsExhaustive, facetsStats, ...result }: SearchResult, plan: Plan) {
   return {
     ...result, facets_exhaustive: facetsExhaustive ?? true, ...(facetsStats ? { facets_stats: facetsStats } : {}),
-    synonyms_applied: plan.synonyms?.applied ?? [], applied_rules: plan.rules ?? [],
+    synonyms_applied: plan.synonyms?.applied ?? [], applied_rules: plan.rules ?? [], understood: plan.understood ?? [],
   };
 }
-
-/**
- * The asked facets as the engine counts them (value facets, numeric stats), each once; an
- * attribute the tenant has not made facetable, or a name that is no facet, is a 422 at its place.
- */
-function facetsOf(asked: string[], facetable: readonly string[], at: (string | number)[] = ['facets']): { facets: FacetName[]; stats: StatField[] } {
-  const facets = new Set<FacetName>();
-  const stats = new Set<StatField>();
-  asked.forEach((name, i) => {
-    const loc = at[0] === 'facets' ? [...at, i] : at;
-    if (isStatField(name)) return void stats.add(name);
-    const facet = parseFacet(name);
-    if (!facet) {
-      throw InvalidError.at(loc, `${name} is not a facet: ${PLAIN_FACETS.join(', ')}, category.lvl0 … category.lvl${CATEGORY_LEVELS - 1}, ` +
-        `attributes.<name> of the settings' facet_attributes, ${STAT_FIELDS.join(', ')}`, 'facet_unknown');
-    }
-    if (facet.kind === 'attribute' && !facetable.includes(facet.attribute)) {
-      // The tenant's facetable attributes are not listed: a search-only (public) key must not learn them.
-      throw InvalidError.at(loc, `The attribute ${facet.attribute} is not facetable: an admin adds it to facet_attributes (PUT /api/knowledge/settings)`, 'facet_not_facetable');
-    }
-    facets.add(facet.kind === 'attribute' ? `attributes.${facet.attribute}` : facet.name);
-  });
-  return { facets: [...facets], stats: [...stats] };
-}
-
-const sortKeyOf = (entry: Record<string, string | undefined>): SortKey => {
-  const [field, direction] = Object.entries(entry).find(([, v]) => v !== undefined)!;
-  return { field: field as SortKey['field'], direction: direction as SortKey['direction'] };
-};
 
 /** The fields a highlight marks. */
 type HighlightedFields = { title: string | null; brand: string | null; description: string | null };
@@ -389,7 +354,7 @@ type HighlightedFields = { title: string | null; brand: string | null; descripti
 /** The search's highlighter, when it asks for highlights. */
 function highlighterOf(input: ProductSearchInput, plan: Plan): QueryHighlighter | null {
   if (!input.highlight) return null;
-  return new QueryHighlighter(input.query ?? '', {
+  return new QueryHighlighter(plan.text ?? input.query ?? '', {
     language: plan.language, preTag: input.highlight_pre_tag ?? '<mark>', postTag: input.highlight_post_tag ?? '</mark>', snippetWords: input.snippet_words ?? 20,
     synonyms: plan.synonyms?.table ?? null,
   });

@@ -8,7 +8,7 @@ import type { Tenant, User } from '../schemas/records.js';
 import type { Page } from '../store/docs.js';
 
 export const DEFAULT_SETTINGS: Tenant['settings'] = {
-  variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0, facet_attributes: [],
+  variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0, facet_attributes: [], understand_queries: false,
   search_analytics: true, analytics_retention_days: 90, suggestion_min_searches: 3, search_events_rate_per_s: 10,
   search_events_key_rate_per_s: 100,
 };

@@ -61,7 +61,8 @@ export function createMcpServer(deps: McpDeps, tenant: Tenant, principal: Princi
 
   server.registerTool('search_products', {
     title: 'Search products',
-    description: 'Search the product catalogue (keyword + semantic). Returns hits with id, score and a compact product.',
+    description: 'Search the product catalogue (keyword + semantic). A price phrase in the query ("unter 100 €", "under $80", "50-100€") ' +
+      'becomes a price filter (listed in understood). Returns hits with id, score and a compact product.',
     inputSchema: {
       query: z.string().max(500).describe('What to look for'),
       site_id: z.string().min(1).max(100).optional().describe('Site UUID or slug'),
@@ -71,17 +72,19 @@ export function createMcpServer(deps: McpDeps, tenant: Tenant, principal: Princi
       price_min: z.number().min(0).optional(),
       price_max: z.number().min(0).optional(),
       in_stock: z.boolean().optional(),
+      understand: z.boolean().optional().describe('Read price phrases of the query as a price filter (default true)'),
       mode, limit, offset,
     },
     annotations: { readOnlyHint: true },
-  }, guarded(['catalog:read'], async (a: { query: string; site_id?: string; language?: string; category?: string; brand?: string[]; price_min?: number; price_max?: number; in_stock?: boolean; mode?: 'hybrid' | 'keyword' | 'semantic'; limit?: number; offset?: number }) => {
+  }, guarded(['catalog:read'], async (a: { query: string; site_id?: string; language?: string; category?: string; brand?: string[]; price_min?: number; price_max?: number; in_stock?: boolean; understand?: boolean; mode?: 'hybrid' | 'keyword' | 'semantic'; limit?: number; offset?: number }) => {
     const result = await deps.search.searchProducts(tenant, {
       query: a.query, site_id: a.site_id, language: a.language, category: a.category, mode: a.mode, limit: a.limit ?? 10, offset: a.offset,
+      understand: a.understand ?? true,
       filters: { brand: a.brand, price_min: a.price_min, price_max: a.price_max, in_stock: a.in_stock },
       facets: [],
     }, { credentialId: principal.credentialId, address: null });
     return json({
-      total: result.total, mode: result.mode, semantic_fallback: result.semantic_fallback,
+      total: result.total, mode: result.mode, semantic_fallback: result.semantic_fallback, understood: result.understood ?? [],
       hits: result.hits.map((h) => ({ id: h.id, score: h.score, ...compactProduct(h.product) })),
     });
   }));

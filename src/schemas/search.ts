@@ -78,6 +78,10 @@ export const ProductSearchRequest = Type.Object(
     highlight_pre_tag: Type.Optional(Type.String({ maxLength: 50, default: '<mark>' })),
     highlight_post_tag: Type.Optional(Type.String({ maxLength: 50, default: '</mark>' })),
     snippet_words: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Words in a highlight snippet' })),
+    understand: Type.Optional(Type.Boolean({
+      description: 'Read price phrases of the query ("unter 100 €", "bis 50 euro", "under $80", "50-100€", "günstiger als 30") as a price filter, ' +
+        'searching the rest of the query (listed in understood); default: the tenant setting understand_queries',
+    })),
     analytics: Type.Optional(Type.Boolean({
       default: true, description: 'Count this search in the search analytics (a limit 0, facet-only search never is); false: not counted, query_id null',
     })),
@@ -149,6 +153,14 @@ const AppliedRules = Type.Array(
   { description: 'Product searches (always, [] when none): the search rules that applied to the query' },
 );
 
+const Understood = Type.Array(
+  Type.Object({
+    words: Type.String({ description: 'The words of the query, as typed, that were read as a filter (not searched as text)' }),
+    filter: Type.Object({ price_min: Type.Optional(Type.Number()), price_max: Type.Optional(Type.Number()) }, { description: 'The filter they stand for, as in filters' }),
+  }),
+  { description: 'Product searches (always, [] when none): the phrases of the query read as filters (understand); the search ran on the rest of the query' },
+);
+
 const resultOf = <K extends string, T extends TSchema>({ name, key, doc, $id }: { name: string; key: K; doc: T; $id: string }) =>
   Type.Object(
     {
@@ -161,7 +173,7 @@ const resultOf = <K extends string, T extends TSchema>({ name, key, doc, $id }: 
       facets: Type.Record(Type.String(), FacetCounts, { description: 'Per asked value facet, under its name as asked' }),
       ...(key === 'product' ? {
         facets_exhaustive: Type.Optional(FacetsExhaustive), facets_stats: Type.Optional(FacetsStats), synonyms_applied: Type.Optional(SynonymsApplied),
-        applied_rules: Type.Optional(AppliedRules),
+        applied_rules: Type.Optional(AppliedRules), understood: Type.Optional(Understood),
         query_id: Type.Optional(Nullable(Type.String({ description: 'Product searches: names this search in click and conversion events (POST /search/events, 24 hours); null when not counted' }))),
       } : {}),
       mode: StringEnum(SEARCH_MODES, { description: 'The mode that ran (hybrid falls back to keyword when semantic cannot run)' }),

@@ -33,6 +33,9 @@ export const TenantSettings = Type.Object(
     rate_limit_per_s: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: 'Requests per second per key; 0 = no limit' }),
     facet_attributes: FacetAttributes,
     search_analytics: SearchAnalytics,
+    understand_queries: Type.Boolean({
+      default: false, description: 'Product searches read price phrases of the query as a price filter (a search\'s understand overrides it)',
+    }),
     analytics_retention_days: RetentionDays,
     suggestion_min_searches: SuggestionMinSearches,
     search_events_rate_per_s: SearchEventsRate,

@@ -45,17 +45,17 @@ describe('settings', () => {
   test('GET answers the defaults', async () => {
     const res = await t.request('GET', SETTINGS);
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body, { variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0, facet_attributes: [], ...ANALYTICS_DEFAULTS });
+    assert.deepEqual(res.body, { variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0, facet_attributes: [], understand_queries: false, ...ANALYTICS_DEFAULTS });
   });
 
   test('PUT is partial: only given fields change', async () => {
     const first = await t.request('PUT', SETTINGS, { body: { variant_strategy: 'children_only' } });
     assert.equal(first.status, 200, first.text);
-    assert.deepEqual(first.body, { variant_strategy: 'children_only', oauth_open_registration: false, rate_limit_per_s: 0, facet_attributes: [], ...ANALYTICS_DEFAULTS });
+    assert.deepEqual(first.body, { variant_strategy: 'children_only', oauth_open_registration: false, rate_limit_per_s: 0, facet_attributes: [], understand_queries: false, ...ANALYTICS_DEFAULTS });
 
     const second = await t.request('PUT', SETTINGS, { body: { oauth_open_registration: true } });
     assert.equal(second.status, 200);
-    assert.deepEqual(second.body, { variant_strategy: 'children_only', oauth_open_registration: true, rate_limit_per_s: 0, facet_attributes: [], ...ANALYTICS_DEFAULTS });
+    assert.deepEqual(second.body, { variant_strategy: 'children_only', oauth_open_registration: true, rate_limit_per_s: 0, facet_attributes: [], understand_queries: false, ...ANALYTICS_DEFAULTS });
 
     const read = await t.request('GET', SETTINGS);
     assert.deepEqual(read.body, second.body);
@@ -69,7 +69,7 @@ describe('settings', () => {
     assert.deepEqual(unknown.body.detail.map((d: { loc: unknown }) => d.loc), [['body', 'unknown_key']]);
     const back = await t.request('PUT', SETTINGS, { body: { variant_strategy: 'all', oauth_open_registration: false } });
     assert.equal(back.status, 200);
-    assert.deepEqual(back.body, { variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0, facet_attributes: [], ...ANALYTICS_DEFAULTS });
+    assert.deepEqual(back.body, { variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0, facet_attributes: [], understand_queries: false, ...ANALYTICS_DEFAULTS });
   });
 
   test('an unknown variant_strategy is a 422 enum', async () => {
@@ -91,7 +91,7 @@ describe('settings', () => {
     assert.equal(types['body.variant_strategy'], 'enum');
     assert.equal(types['body.oauth_open_registration'], 'bool_type');
     assert.equal(types['body.rate_limit_per_s'], 'int_from_float');
-    assert.deepEqual((await t.request('GET', SETTINGS)).body, { variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0, facet_attributes: [], ...ANALYTICS_DEFAULTS });
+    assert.deepEqual((await t.request('GET', SETTINGS)).body, { variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0, facet_attributes: [], understand_queries: false, ...ANALYTICS_DEFAULTS });
   });
 
   test('a non-admin key is a 403 naming the admin scope', async () => {

@@ -83,13 +83,14 @@ describe('console: admin', { skip: SKIP_WITHOUT_CHROMIUM, timeout: 120_000 }, ()
     await page.locator('select[name=variant_strategy]').selectOption('children_only');
     await page.locator('input[name=rate_limit_per_s]').fill('500');
     await page.locator('input[name=facet_attributes]').fill('farbe, Groesse');
+    await page.locator('input[name=understand_queries]').check();
     await page.locator('input[name=analytics_retention_days]').fill('30');
     await page.locator('input[name=suggestion_min_searches]').fill('5');
     await page.locator('button:has-text("Save settings")').click();
     await page.locator('text=Saved.').waitFor();
     const settings = (await suite.t.request('GET', '/api/knowledge/settings')).body;
     assert.deepEqual(settings, { variant_strategy: 'children_only', oauth_open_registration: false, rate_limit_per_s: 500, facet_attributes: ['farbe', 'groesse'],
-      search_analytics: true, analytics_retention_days: 30, suggestion_min_searches: 5, search_events_rate_per_s: 10, search_events_key_rate_per_s: 100 });
+      understand_queries: true, search_analytics: true, analytics_retention_days: 30, suggestion_min_searches: 5, search_events_rate_per_s: 10, search_events_key_rate_per_s: 100 });
 
     await goTo(tab, '#/admin/users');
     await page.locator('input[name=email]').fill('ann@example.com');

@@ -141,6 +141,13 @@ describe('MCP with an OAuth access token', () => {
     assert.equal(found.hits[0].title, 'Wanderschuhe Alpina');
     assert.equal(found.mode, 'keyword');
     assert.match(found.semantic_fallback, /KCS_EMBEDDER=none/);
+    assert.deepEqual(found.understood, []);
+    // An agent's plain request with a price: a price filter (the boot has no price, so nothing is in range).
+    const priced = payload(await client.callTool({ name: 'search_products', arguments: { query: 'wanderschuh unter 100 €' } }));
+    assert.deepEqual(priced.understood, [{ words: 'unter 100 €', filter: { price_max: 100 } }]);
+    assert.equal(priced.total, 0);
+    const asText = payload(await client.callTool({ name: 'search_products', arguments: { query: 'wanderschuh unter 100 €', understand: false } }));
+    assert.deepEqual(asText.understood, []);
 
     const product = payload(await client.callTool({ name: 'get_product', arguments: { product_id: productId } }));
     assert.equal(product.id, productId);

@@ -120,4 +120,34 @@ describe('the storefront search page over HTTP', () => {
     const plain = await search({ query: 'jacke' });
     assert.ok(plain.body.hits.every((h: Record<string, unknown>) => !('highlight' in h)), 'no highlight unless asked');
   });
+
+  test('understand: a price phrase becomes a price filter, listed in understood; off by default, on by the tenant setting, off again per search', async () => {
+    const off = await search({ query: 'jacke unter 90 €' });
+    assert.equal(off.status, 200, off.text);
+    assert.deepEqual(off.body.understood, [], 'the tenant setting is off by default');
+    const on = await search({ query: 'jacke unter 90 €', understand: true, sort: [{ price_current: 'asc' }] });
+    assert.equal(on.status, 200, on.text);
+    assert.deepEqual(keysOf(on), ['leicht', 'regen'], 'the jackets up to 90 €, not the one at 149 €');
+    assert.deepEqual(on.body.understood, [{ words: 'unter 90 €', filter: { price_max: 90 } }]);
+    // With the search's own filter: both hold.
+    assert.deepEqual(keysOf(await search({ query: 'jacke 50-200 €', understand: true, filters: { price_max: 100 } })), ['regen']);
+    // Only a price phrase: every product in the range, as browsing.
+    assert.deepEqual(keysOf(await search({ query: 'ab 55 euro', understand: true, sort: [{ price_current: 'asc' }] })), ['hose', 'regen', 'winter']);
+    // No price phrase: the same answer as without understanding.
+    const plain = await search({ query: 'jacke rot', understand: false });
+    const read = await search({ query: 'jacke rot', understand: true });
+    assert.deepEqual(keysOf(read), keysOf(plain));
+    assert.deepEqual(read.body.understood, []);
+
+    assert.equal((await t.request('PUT', SETTINGS, { body: { understand_queries: true } })).status, 200);
+    assert.equal((await t.request('GET', SETTINGS)).body.understand_queries, true);
+    assert.deepEqual((await search({ query: 'jacke bis 60 euro' })).body.understood, [{ words: 'bis 60 euro', filter: { price_max: 60 } }]);
+    assert.deepEqual((await search({ query: 'jacke bis 60 euro', understand: false })).body.understood, [], 'a search turns it off');
+    const searchKey = await t.keyWith(['search']);
+    const asShopper = await searchHttp(t, SEARCH_PRODUCTS, { site_id: 'shop-de', query: 'jacke günstiger als 60' }, { key: searchKey });
+    assert.deepEqual(asShopper.body.understood, [{ words: 'günstiger als 60', filter: { price_max: 60 } }]);
+    assert.deepEqual(keysOf(asShopper), ['leicht']);
+    assert.equal((await t.request('PUT', SETTINGS, { body: { understand_queries: false } })).status, 200);
+    assert422(await search({ query: 'jacke', understand: 'yes' }), [err(['body', 'understand'], 'Input should be a valid boolean', 'bool_type')]);
+  });
 });

@@ -1,5 +1,5 @@
 // The tenant's settings (GET/PUT /api/knowledge/settings): the variant strategy of product search,
-// the facetable attributes, open OAuth registration, the rate limit per key, and search analytics
+// the facetable attributes, whether queries are understood, open OAuth registration, the rate limit per key, and search analytics
 // (on or off, retention, suggestions' threshold, the events' rates for search keys). Changes reach
 // every server within a second.
 import { useEffect, useState } from 'preact/hooks';
@@ -56,6 +56,11 @@ export function SettingsTab() {
             <input name="facet_attributes" value={form.facet_attributes.join(', ')}
               onChange={(e) => change({ facet_attributes: e.currentTarget.value.split(',').map((a) => a.trim()).filter(Boolean) })} />
           </Field>
+          <label class="check">
+            <input type="checkbox" name="understand_queries" checked={form.understand_queries}
+              onChange={(e) => change({ understand_queries: e.currentTarget.checked })} />
+            <span>Understand queries: a price phrase of a product search ("unter 100 €", "under $80") becomes a price filter</span>
+          </label>
           <label class="check">
             <input type="checkbox" name="search_analytics" checked={form.search_analytics}
               onChange={(e) => change({ search_analytics: e.currentTarget.checked })} />
