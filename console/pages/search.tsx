@@ -43,6 +43,8 @@ function productRequest(p: URLSearchParams): ProductSearchRequest {
     // The playground's searches are staff trying things: search analytics leave them out.
     analytics: false,
     query: p.get('q') ?? '',
+    // Price phrases read as a filter: the tenant's setting unless chosen here.
+    understand: p.get('understand') === 'on' ? true : p.get('understand') === 'off' ? false : undefined,
     mode: oneOf(MODES, p.get('mode')),
     site_id: optional(p.get('site')),
     language: optional(p.get('language')),
@@ -139,6 +141,10 @@ interface TabProps {
   fields: preact.JSX.Element;
 }
 
+/** A price filter read from the query, as a shopper reads it. */
+const priceRange = ({ price_min: min, price_max: max }: { price_min?: number; price_max?: number }) =>
+  min !== undefined && max !== undefined ? `price ${min}–${max}` : min !== undefined ? `price ≥ ${min}` : `price ≤ ${max}`;
+
 function ProductSearch({ params, current, change, fields }: TabProps) {
   const request = productRequest(params);
   const sites = useAsync(() => get<Site[]>('/api/knowledge/sites'), []);
@@ -161,8 +167,26 @@ function ProductSearch({ params, current, change, fields }: TabProps) {
         <Field label="Language">
           <CommittedInput name="language" placeholder="any" size={5} value={params.get('language') ?? ''} onCommit={(language) => change({ language })} />
         </Field>
+        <Field label="Price phrases">
+          <select name="understand" value={params.get('understand') ?? ''} onChange={(e) => change({ understand: e.currentTarget.value || undefined })}>
+            <option value="">as the settings say</option>
+            <option value="on">read as a filter</option>
+            <option value="off">searched as text</option>
+          </select>
+        </Field>
       </form>
       <ErrorBox error={sites.error} />
+      {search.data?.understood?.length ? (
+        <p class="understood">
+          Read as a filter:{' '}
+          {search.data.understood.map((u) => (
+            <span key={u.words} class="chip">
+              “{u.words}” → {priceRange(u.filter)}{' '}
+              <button type="button" class="link" title="Search these words as text" onClick={() => change({ understand: 'off' })}>✕</button>
+            </span>
+          ))}
+        </p>
+      ) : null}
       <div class="layout-2">
         <aside class="card filters">
           <FacetGroup title="Brand" counts={search.data?.facets.brand} chosen={brands} onToggle={(v) => change({ brand: toggled(brands, v) })} />

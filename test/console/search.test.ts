@@ -1,6 +1,7 @@
 // The console's search playground in headless Chromium: products written over the API are found
 // as the query is typed, a facet narrows the hits, Related shows a product's related products,
-// and the form survives a reload (it lives in the address).
+// the form survives a reload (it lives in the address), and a price phrase read as a filter is
+// shown and undone.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -91,6 +92,22 @@ describe('console: search playground', { skip: SKIP_WITHOUT_CHROMIUM, timeout: 1
     await page.locator('.facet[data-facet=brand] button[data-value=Brite]').click();
     await waitForTitles(page, ['Brass desk lamp', 'Steel desk lamp', 'Oak floor lamp']);
 
+    await tab.close();
+  });
+
+  test('a price phrase read as a filter is shown with the filter it stands for; undoing it searches the words as text', async () => {
+    const tab = await openConsole(suite.browser, suite.stack, suite.t);
+    const { page } = tab;
+    await signInWithKey(tab, suite.t.key);
+    await goTo(tab, '#/search?tab=products&understand=on');
+    await page.waitForSelector('input[name=q]');
+    await page.fill('input[name=q]', 'lamp under 50 €');
+    await waitForTitles(page, ['Brass desk lamp', 'Steel desk lamp']);
+    assert.equal((await page.locator('.understood .chip').textContent())?.replace(/\s+/g, ' ').trim(), '“under 50 €” → price ≤ 50 ✕');
+    await page.locator('.understood .chip button').click();
+    await page.waitForFunction(() => location.hash.includes('understand=off'));
+    await page.waitForSelector('.understood', { state: 'detached' });
+    assert.equal(await page.inputValue('select[name=understand]'), 'off');
     await tab.close();
   });
 });
