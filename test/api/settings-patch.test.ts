@@ -14,6 +14,7 @@ const VALUES: Record<string, unknown> = {
   oauth_open_registration: true,
   rate_limit_per_s: 100_000, // high: the test's own requests stay well within it
   facet_attributes: ['farbe'],
+  understand_queries: true,
   search_analytics: false,
   analytics_retention_days: 7,
   suggestion_min_searches: 50,

@@ -22,7 +22,7 @@ test('tenant, user and key lifecycle through the CLI', async () => {
   const tenant = await admin('tenant', 'create', 'cli-co', '--name', 'CLI Co');
   assert.equal(tenant.code, 0, tenant.stderr);
   assert.equal(tenant.json.slug, 'cli-co');
-  assert.deepEqual(tenant.json.settings, { variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0, facet_attributes: [],
+  assert.deepEqual(tenant.json.settings, { variant_strategy: 'all', oauth_open_registration: false, rate_limit_per_s: 0, facet_attributes: [], understand_queries: false,
     search_analytics: true, analytics_retention_days: 90, suggestion_min_searches: 3, search_events_rate_per_s: 10, search_events_key_rate_per_s: 100 });
 
   assert.equal((await admin('tenant', 'create', 'cli-co')).code, 1, 'a taken slug is refused');
@@ -78,7 +78,7 @@ test('tenant settings update, validated like the HTTP API', async () => {
   await admin('tenant', 'create', 'cli-set');
   const updated = await admin('tenant', 'update', 'cli-set', '--variant-strategy', 'children_only', '--rate-limit', '5');
   assert.equal(updated.code, 0, updated.stderr);
-  assert.deepEqual(updated.json.settings, { variant_strategy: 'children_only', oauth_open_registration: false, rate_limit_per_s: 5, facet_attributes: [],
+  assert.deepEqual(updated.json.settings, { variant_strategy: 'children_only', oauth_open_registration: false, rate_limit_per_s: 5, facet_attributes: [], understand_queries: false,
     search_analytics: true, analytics_retention_days: 90, suggestion_min_searches: 3, search_events_rate_per_s: 10, search_events_key_rate_per_s: 100 });
 
   const bad = await admin('tenant', 'update', 'cli-set', '--variant-strategy', 'nope', '--rate-limit=-1');

@@ -29,7 +29,7 @@ describe('POST /api/knowledge/search/products', () => {
     const res = await searchHttp(s.t, SEARCH_PRODUCTS, { query: 'lantern', facets: ['brand', 'category', 'availability'] });
     assert.equal(res.status, 200, res.text);
     assert.match(String(res.headers['content-type']), /application\/json/);
-    assert.deepEqual(Object.keys(res.body).sort(), [...ANSWER_KEYS, 'facets_exhaustive', 'query_id', 'synonyms_applied', 'applied_rules'].sort());
+    assert.deepEqual(Object.keys(res.body).sort(), [...ANSWER_KEYS, 'facets_exhaustive', 'query_id', 'synonyms_applied', 'applied_rules', 'understood'].sort());
     const { hits, total, facets, facets_exhaustive, mode, semantic_fallback, engine, took_ms } = res.body;
     assert.equal(facets_exhaustive, true, 'two matches: counted exactly');
     assert.deepEqual(keysOfIds(s, hits.map((h: any) => h.id)), ['lantern', 'tent']);

@@ -107,7 +107,7 @@ describe("a search-only caller's products", () => {
     }
     assert.deepEqual(res.body.hits[0].product.attributes, { color: 'blue' });
     assert.deepEqual(res.body.facets.brand, [{ value: 'Acme', count: 2 }, { value: 'Bosch', count: 1 }]);
-    assert.deepEqual(Object.keys(res.body).sort(), ['applied_rules', 'engine', 'facets', 'facets_exhaustive', 'hits', 'mode', 'query_id', 'semantic_fallback', 'synonyms_applied', 'took_ms', 'total']);
+    assert.deepEqual(Object.keys(res.body).sort(), ['applied_rules', 'engine', 'facets', 'facets_exhaustive', 'hits', 'mode', 'query_id', 'semantic_fallback', 'synonyms_applied', 'took_ms', 'total', 'understood']);
     assert.deepEqual(Object.keys(res.body.hits[0]).sort(), ['id', 'product', 'ranks', 'score']);
   });
 
