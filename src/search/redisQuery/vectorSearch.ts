@@ -41,10 +41,10 @@ export const EXACT_LIMIT = 8_000;
  * and one candidate per EF_DOCUMENTS documents (125 at 100,000, 1,250 at 1,000,000). A semantic
  * search asks for its window (100), so below 80,000 documents k sets it. With M 32 (schema.ts) on
  * 512-d vectors in 200 clusters, half the queries near a product and half between two clusters
- * (bench:search's), such a walk stays in one cluster unless the list outgrows it: at 1,000,000
- * (an index of those vectors alone, 200 queries) recall@10 is 0.948 at EF_RUNTIME 400 (2.6 ms a
- * query), 0.973 at 1,000 (3.3 ms), 0.979 at 4,000 (5.9 ms), 0.990 at 8,000 (19 ms); at 300,000
- * 0.959 at 400.
+ * (bench:search's), such a walk stays in one cluster unless the list outgrows it. At 1,000,000
+ * (bench:vector-recall, 200 queries) recall@10 is 0.912 at EF_RUNTIME 400 (2.6 ms a query), 0.934
+ * at 1,063 (3.1 ms), 0.953 at 2,000 (4.2 ms), 0.987 at 8,000 (17 ms); bench:million's own queries
+ * reach 0.958 at 1,063.
  */
 export const EF_DOCUMENTS = 800;
 export const efRuntime = (k: number, n: number): number => Math.max(k, Math.ceil(n / EF_DOCUMENTS));
