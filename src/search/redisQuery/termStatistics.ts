@@ -61,21 +61,9 @@ export class TermStatistics {
   /** The terms the index holds in no document. */
   async missing(c: Collection, terms: readonly string[]): Promise<Set<string>> {
     const dictionary = this.dictionaryOf(c);
-    if (dictionary) {
-      const held = await this.fromDictionary(c, dictionary, terms);
-      return new Set(terms.filter((_, i) => held[i] === 0));
-    }
-    // The terms to look up are gathered first, so that one FT.SPELLCHECK reads all of them.
-    const lookup: string[] = [];
-    let done: (held: Set<string> | null, error?: unknown) => void = () => undefined;
-    const batch = new Promise<Set<string> | null>((resolve, reject) => (done = (held, error) => (error ? reject(error) : resolve(held))));
-    batch.catch(() => undefined);
-    const answers = terms.map((term) => this.answer(c, `t\u0000${term}`, () => {
-      lookup.push(term);
-      return batch.then((unknown) => (unknown!.has(term) ? 0 : 1));
-    }));
-    if (lookup.length > 0) this.ft.missingTerms(c, lookup).then((unknown) => done(unknown), (error) => done(null, error));
-    const held = await Promise.all(answers);
+    const held = dictionary
+      ? await this.fromDictionary(c, dictionary, terms)
+      : await this.batched(c, 't', terms, (lookup) => this.ft.missingTerms(c, lookup), (unknown, term) => (unknown.has(term) ? 0 : 1));
     return new Set(terms.filter((_, i) => held[i] === 0));
   }
 
@@ -128,16 +116,28 @@ export class TermStatistics {
    * due), else read now, all in one HMGET.
    */
   private fromDictionary(c: Collection, { snapshot }: { snapshot: TermSnapshot | null }, terms: readonly string[]): Promise<number[]> {
-    const lookup: string[] = [];
-    let done: (counts: number[] | null, error?: unknown) => void = () => undefined;
-    const batch = new Promise<number[] | null>((resolve, reject) => (done = (counts, error) => (error ? reject(error) : resolve(counts))));
-    batch.catch(() => undefined);
     const seed = snapshot && snapshot.at >= (this.forgotten.get(c.tenantId) ?? 0) ? snapshot : null;
-    const answers = terms.map((term) => this.answer(c, `f\u0000${term}`, () => {
+    return this.batched(c, 'f', terms, (lookup) => this.dictionary!.frequencies(c.tenantId, lookup), (counts, _, at) => counts[at],
+      seed && ((term) => ({ n: seed.terms.get(term) ?? 0, at: seed.at })));
+  }
+
+  /**
+   * Each term's answer under `kind` (kept, seeded, or read): the terms to read are gathered first,
+   * so that one command (`readAll`) reads all of them; `pick` takes a term's answer from its reply.
+   */
+  private batched<R>(
+    c: Collection, kind: string, terms: readonly string[], readAll: (terms: string[]) => Promise<R>,
+    pick: (reply: R, term: string, at: number) => number, seedOf?: ((term: string) => { n: number; at: number }) | null,
+  ): Promise<number[]> {
+    const lookup: string[] = [];
+    let done: (reply: R | null, error?: unknown) => void = () => undefined;
+    const batch = new Promise<R | null>((resolve, reject) => (done = (reply, error) => (error ? reject(error) : resolve(reply))));
+    batch.catch(() => undefined);
+    const answers = terms.map((term) => this.answer(c, `${kind}\u0000${term}`, () => {
       const at = lookup.push(term) - 1;
-      return batch.then((counts) => counts![at]);
-    }, seed && { n: seed.terms.get(term) ?? 0, at: seed.at }));
-    if (lookup.length > 0) this.dictionary!.frequencies(c.tenantId, lookup).then((counts) => done(counts), (error) => done(null, error));
+      return batch.then((reply) => pick(reply!, term, at));
+    }, seedOf?.(term)));
+    if (lookup.length > 0) readAll(lookup).then((reply) => done(reply), (error) => done(null, error));
     return Promise.all(answers);
   }
 
